@@ -1,0 +1,65 @@
+// An agent is the policy's body inside a rollout. The trial hands it a sandbox and a limit; the
+// agent reports what it did. Throw a CategorizedError for failures that are not the policy's
+// (agent_setup, provider_error); return `error` for failures that are (agent_error).
+import type { Sandbox } from "../sandbox/types.js";
+import type { Task } from "../task/types.js";
+
+/** One line of trajectory/acp_trajectory.jsonl (upstream's ACP event shapes). */
+export type TrajectoryEvent =
+  | { type: "user_message"; text: string; ts?: string }
+  | { type: "agent_message"; text: string; ts?: string }
+  | { type: "agent_thought"; text: string; ts?: string }
+  | {
+      type: "tool_call";
+      tool_call_id: string;
+      title: string;
+      kind: string;
+      status: "completed" | "failed" | "pending";
+      raw_input: unknown;
+      raw_output: unknown;
+      ts?: string;
+    }
+  | { type: "oracle"; command: string; return_code: number | null; stdout: string; ts?: string };
+
+/** How a model-using agent reaches the policy: the gateway's address and this trial's own credential. */
+export interface ModelAccess {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+}
+
+export interface AgentContext {
+  task: Task;
+  sandbox: Sandbox;
+  instruction: string;
+  /** The agent's wall-clock limit (null: none). The trial also aborts `signal` when it passes. */
+  timeoutSec: number | null;
+  signal: AbortSignal;
+  /** Host folder of this rollout; the agent may write under agent/ and trajectory/. */
+  rolloutDir: string;
+  model: string | null;
+  modelAccess: ModelAccess | null;
+  /** Environment the user passed for the agent (--agent-env). */
+  env: Record<string, string>;
+  /** Append one event to trajectory/acp_trajectory.jsonl. */
+  record(event: TrajectoryEvent): void;
+}
+
+export interface AgentRunResult {
+  nToolCalls: number;
+  /** How the trajectory was obtained, upstream's `trajectory_source` (oracle, acp, ...). */
+  trajectorySource: string | null;
+  /** A failure of the policy's own making (the agent program exited with an error). */
+  error?: { category: "agent_error"; message: string };
+}
+
+export interface Agent {
+  readonly name: string;
+  /** Whether rollouts of this agent call a model (oracle and nop never do). */
+  readonly usesModel: boolean;
+  /** Whether the task's solution is made visible to this agent (only the oracle's). */
+  readonly seesSolution: boolean;
+  /** Work before the clock starts (install, upload): failures here are `agent_setup`. */
+  setup?(ctx: AgentContext): Promise<void>;
+  run(ctx: AgentContext): Promise<AgentRunResult>;
+}

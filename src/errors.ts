@@ -1,0 +1,25 @@
+// Failures that end a trial carry their outcome category, so the trial records them without
+// `instanceof` chains and a trainer can tell infrastructure from policy from task failures.
+import type { OutcomeCategory } from "./schemas/outcome.js";
+
+export class CategorizedError extends Error {
+  readonly category: OutcomeCategory;
+  constructor(category: OutcomeCategory, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.category = category;
+    this.name = "CategorizedError";
+  }
+}
+
+/** Bad input from the user (flags, task files, paths): exit 2 with one clear line. */
+export class UserInputError extends Error {
+  override name = "UserInputError";
+}
+
+export function categoryOf(err: unknown, fallback: OutcomeCategory = "infra_error"): OutcomeCategory {
+  return err instanceof CategorizedError ? err.category : fallback;
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,73 @@
+// The hinge between one rollout and the machine it runs on. Backends: namespace (bubblewrap or
+// unshare, no daemon) and container (Docker Engine API). Helpers that need more than these verbs
+// take a Sandbox as an argument; the interface does not grow.
+import type { Task } from "../task/types.js";
+
+export type SandboxKind = "namespace" | "container";
+
+export interface ExecOptions {
+  /** Wall-clock limit; on expiry the whole process tree is killed. Omitted or null: no limit. */
+  timeoutSec?: number | null;
+  /** "agent" runs as the sandbox's non-root user where the backend allows; "root" as root. */
+  user?: "agent" | "root";
+  env?: Record<string, string>;
+  /** Working directory inside the sandbox; defaults to the workspace. */
+  cwd?: string;
+  /** Aborting kills the process tree, like a timeout (the result says which). */
+  signal?: AbortSignal;
+  /** Keep at most this many bytes of stdout and of stderr (the tail). Default 1 MiB. */
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  /** null when the process was killed (timeout or abort). */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+}
+
+export interface SandboxSpec {
+  task: Task;
+  /** Names for labels, logs and messages. */
+  jobName: string;
+  trialName: string;
+  /** Network for the agent: false gives loopback only. */
+  network: boolean;
+  /** Extra environment for every exec (the task's ENV is applied by the backend). */
+  env?: Record<string, string>;
+}
+
+export interface Sandbox {
+  readonly kind: SandboxKind;
+  /** A backend-specific id (container id, scratch folder) recorded as `sandbox_id`. */
+  readonly id: string;
+  /** The workspace path inside the sandbox (the task's workdir, or /app). */
+  readonly workdir: string;
+  /** Whether the agent really runs as a non-root user here. */
+  readonly agentIsNonRoot: boolean;
+  /** Run a shell command line (bash -c) inside the sandbox. */
+  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Copy a host file or folder to a path inside the sandbox (folder contents land under sandboxPath). */
+  upload(hostPath: string, sandboxPath: string): Promise<void>;
+  /** Copy a sandbox file or folder out to a host path. Missing source: no error, nothing copied. */
+  download(sandboxPath: string, hostPath: string): Promise<void>;
+  /** Kill every process the agent left behind (before the verifier runs). */
+  killAgentProcesses(): Promise<void>;
+  /** Remove the sandbox and everything in it. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface SandboxBackend {
+  readonly kind: SandboxKind;
+  /** Why this backend cannot run here, or null when it can. */
+  unavailableReason(): Promise<string | null>;
+  create(spec: SandboxSpec): Promise<Sandbox>;
+}
+
+/** A sandbox that could not be made: the trial ends with `sandbox_setup`. */
+export class SandboxSetupError extends Error {
+  override name = "SandboxSetupError";
+}

@@ -1,0 +1,45 @@
+// File writes that a reader may see mid-run are atomic: temp file, fsync, rename.
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString("hex")}.tmp`);
+  const handle = await fs.open(tmp, "w");
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  return writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+export async function readJsonIfExists<T = unknown>(file: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  return JSON.parse(text) as T;
+}
+
+export async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
