@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
+import { Command } from "commander";
+import { reportError } from "./errors.js";
+import { registerRunCommand } from "./run.js";
+import { registerTasksCommands } from "./tasks.js";
+
+export function buildProgram(): Command {
+  const program = new Command("bench")
+    .description("BenchFlow: tasks as reinforcement-learning environments")
+    .version("0.1.0")
+    .showHelpAfterError()
+    .exitOverride();
+  registerRunCommand(program);
+  registerTasksCommands(program);
+  return program;
+}
+
+async function main(): Promise<void> {
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (err) {
+    process.exitCode = reportError(err);
+  }
+}
+
+await main();

@@ -1,0 +1,95 @@
+// `bench run TASK_OR_DIR -a AGENT ...`: a thin shell around Evaluation.
+import type { Command } from "commander";
+import { Evaluation } from "../job/evaluation.js";
+import { planToJson } from "../job/plan.js";
+import type { SandboxChoice } from "../sandbox/select.js";
+import { ExitCode } from "./errors.js";
+import { rolloutLine, summaryLine } from "./format.js";
+import { parseInteger, parseKeyValue } from "./options.js";
+import { createProgress } from "./progress.js";
+
+interface RunOptions {
+  agent: string;
+  model?: string;
+  trials: number;
+  concurrency: number;
+  jobsDir: string;
+  jobName?: string;
+  sandbox: SandboxChoice;
+  retryAttempts: number;
+  include: string[];
+  exclude: string[];
+  agentEnv: Record<string, string>;
+  dryRun?: boolean;
+  quiet?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command("run")
+    .description("Run N rollouts of each task (each repeat a job of its own) and score them")
+    .argument("<task-or-dir>", "a task folder, or a folder of tasks")
+    .requiredOption("-a, --agent <agent>", "agent: oracle, nop, ...")
+    .option("-m, --model <provider/model>", "the policy, e.g. vllm/my-policy")
+    .option("--trials <n>", "rollouts per task; each is a job of its own", parseInteger, 1)
+    .option("-j, --concurrency <n>", "trials at once within a job", parseInteger, 4)
+    .option("--jobs-dir <dir>", "where jobs are written", "jobs")
+    .option("--job-name <name>", "name of the jobs; running again with the same name resumes them")
+    .option("--sandbox <kind>", "auto, namespace or container", "auto")
+    .option("--retry-attempts <n>", "retries of an infrastructure failure", parseInteger, 2)
+    .option("--include <name-or-glob>", "only these tasks (repeatable)", collect, [])
+    .option("--exclude <name-or-glob>", "not these tasks (repeatable)", collect, [])
+    .option("--agent-env <KEY=VALUE>", "environment for the agent (repeatable)", parseKeyValue, {})
+    .option("--dry-run", "print the plan as JSON and run nothing")
+    .option("-q, --quiet", "no progress output")
+    .action(async (taskOrDir: string, opts: RunOptions) => {
+      const code = await runCommand(taskOrDir, opts);
+      if (code !== 0) throw new ExitCode(code);
+    });
+}
+
+async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> {
+  const interrupt = new AbortController();
+  const evaluation = new Evaluation({
+    tasks: taskOrDir,
+    agent: opts.agent,
+    model: opts.model ?? null,
+    trials: opts.trials,
+    concurrency: opts.concurrency,
+    jobsDir: opts.jobsDir,
+    jobName: opts.jobName ?? null,
+    sandbox: opts.sandbox,
+    retryAttempts: opts.retryAttempts,
+    include: opts.include,
+    exclude: opts.exclude,
+    agentEnv: opts.agentEnv,
+    signal: interrupt.signal,
+    onEvent: createProgress(process.stderr, { quiet: opts.quiet === true }),
+  });
+  if (opts.dryRun) {
+    process.stdout.write(`${JSON.stringify(planToJson(await evaluation.plan()), null, 2)}\n`);
+    return 0;
+  }
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signalled) process.exit(sig === "SIGINT" ? 130 : 143);
+    signalled = sig;
+    process.stderr.write(`\nbench: ${sig}: stopping; trials in flight end as interrupted (again to force)\n`);
+    interrupt.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const result = await evaluation.run();
+    const withTask = new Set(result.results.map((r) => r.task_name)).size > 1;
+    for (const r of result.results) process.stdout.write(`${rolloutLine(r, withTask)}\n`);
+    process.stdout.write(`${summaryLine(result)}\n`);
+    if (signalled) return signalled === "SIGINT" ? 130 : 143;
+    return result.exitCode;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

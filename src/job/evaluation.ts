@@ -1,0 +1,98 @@
+// An Evaluation runs `trials` jobs over a set of tasks, one job after another (each repeat a job
+// of its own, so a group of N rollouts of a task exists for group advantages); within a job,
+// `concurrency` trials run at once. The CLI's `bench run` is a thin shell around this class.
+import path from "node:path";
+import type { Agent } from "../agents/types.js";
+import type { SandboxBackend } from "../sandbox/types.js";
+import { isInfrastructure } from "../schemas/outcome.js";
+import type { TrialResult } from "../schemas/result.js";
+import { writeJsonAtomic } from "../util/fs.js";
+import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
+import { type JobOutcome, runJob } from "./run-job.js";
+
+export type EvaluationEvent =
+  | { type: "plan"; plan: PlannedEvaluation }
+  | { type: "warning"; message: string }
+  | { type: "job-start"; trialLabel: string; jobDir: string; tasks: number }
+  | { type: "trial-start"; trialLabel: string; task: string; rolloutName: string }
+  | { type: "trial-end"; trialLabel: string; result: TrialResult }
+  | { type: "job-end"; outcome: JobOutcome };
+
+export interface EvaluationResult {
+  jobs: JobOutcome[];
+  /** The final attempt of every (job, task), in run order. */
+  results: TrialResult[];
+  /** 0: every trial finished (scored, or failed by the policy); 1: an infrastructure or verifier error. */
+  exitCode: 0 | 1;
+  interrupted: boolean;
+  elapsedSec: number;
+}
+
+export class Evaluation {
+  readonly settings: EvaluationSettings;
+  private planned: PlannedEvaluation | null = null;
+
+  constructor(settings: EvaluationSettings) {
+    this.settings = settings;
+  }
+
+  /** Validate the settings, load the tasks and decide the job folders; writes nothing. */
+  async plan(): Promise<PlannedEvaluation> {
+    this.planned ??= await planEvaluation(this.settings);
+    return this.planned;
+  }
+
+  async run(): Promise<EvaluationResult> {
+    const t0 = Date.now();
+    const plan = await this.plan();
+    const emit = (e: EvaluationEvent) => this.settings.onEvent?.(e);
+    const warned = new Set<string>();
+    const warn = (message: string) => {
+      if (warned.has(message)) return;
+      warned.add(message);
+      emit({ type: "warning", message });
+    };
+    for (const w of plan.warnings) warn(w);
+    emit({ type: "plan", plan });
+    // The plan of every job is on disk before the first starts: a streaming trainer knows what to wait for.
+    await prepareJobsDir(plan);
+    for (const job of plan.jobs) await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan);
+    const signal = this.settings.signal ?? new AbortController().signal;
+    const jobs: JobOutcome[] = [];
+    for (const job of plan.jobs) {
+      if (signal.aborted) break;
+      emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
+      const outcome = await runJob({
+        jobDir: job.jobDir,
+        jobName: plan.jobName,
+        trialLabel: job.trialLabel,
+        tasks: plan.tasks,
+        agent: plan.agent as Agent,
+        model: plan.model,
+        backend: plan.backend as SandboxBackend,
+        concurrency: plan.concurrency,
+        retryAttempts: plan.retryAttempts,
+        agentEnv: this.settings.agentEnv ?? {},
+        settings: plan.trialSettings,
+        signal,
+        warn,
+        prepareTrial: this.settings.prepareTrial,
+        retryBackoffMs: this.settings.retryBackoffMs,
+        onTrialStart: (info) => emit({ type: "trial-start", ...info }),
+        onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
+      });
+      jobs.push(outcome);
+      emit({ type: "job-end", outcome });
+    }
+    const results = jobs.flatMap((j) => j.results);
+    const failed = results.some((r) => isInfrastructure(r.error_category) || r.verifier_error_category !== null);
+    const missing = jobs.length < plan.jobs.length || results.length < plan.jobs.length * plan.tasks.length;
+    return {
+      jobs,
+      results,
+      exitCode: failed || missing ? 1 : 0,
+      interrupted: signal.aborted,
+      elapsedSec: (Date.now() - t0) / 1000,
+    };
+  }
+}

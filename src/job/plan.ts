@@ -1,0 +1,198 @@
+// Everything is checked before anything is written: bad input is exit 2 with one clear line, and
+// no rollout already on disk is touched.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { resolveAgent } from "../agents/registry.js";
+import type { Agent } from "../agents/types.js";
+import { UserInputError } from "../errors.js";
+import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
+import type { SandboxBackend } from "../sandbox/types.js";
+import { EvaluationPlan } from "../schemas/result.js";
+import { discoverTasks } from "../task/discover.js";
+import { taskDigest } from "../task/digest.js";
+import { loadTask } from "../task/load.js";
+import { exists, readJsonIfExists } from "../util/fs.js";
+import type { EvaluationEvent } from "./evaluation.js";
+import { ensureWritableDir } from "./jobs-dir.js";
+import { jobNameFor, trialLabel, validJobName } from "./names.js";
+import type { JobSpec, JobTask } from "./run-job.js";
+
+export interface EvaluationSettings {
+  /** A task folder, or a folder of tasks. */
+  tasks: string;
+  agent: string;
+  model?: string | null;
+  /** How many rollouts per task; each repeat is a job of its own. Default 1. */
+  trials?: number;
+  /** How many trials run at once within a job (-j). Default 4. */
+  concurrency?: number;
+  jobsDir?: string;
+  /** Resume (or create) jobs of this name; default: a new name from the start time. */
+  jobName?: string | null;
+  sandbox?: SandboxChoice;
+  /** Retries of an infrastructure failure. Default 2. */
+  retryAttempts?: number;
+  include?: string[];
+  exclude?: string[];
+  agentEnv?: Record<string, string>;
+  signal?: AbortSignal;
+  onEvent?: (event: EvaluationEvent) => void;
+  prepareTrial?: JobSpec["prepareTrial"];
+  retryBackoffMs?: number;
+  /** Extra settings recorded in every rollout's config.json. */
+  recordSettings?: Record<string, unknown>;
+}
+
+export interface PlannedJob {
+  trialLabel: string;
+  jobDir: string;
+  /** True when this job folder already exists and will be completed rather than started. */
+  resume: boolean;
+  plan: EvaluationPlan;
+}
+
+export interface PlannedEvaluation {
+  jobName: string;
+  jobsDir: string;
+  agent: Agent;
+  model: string | null;
+  backend: SandboxBackend;
+  sandboxReason: string;
+  concurrency: number;
+  retryAttempts: number;
+  tasks: JobTask[];
+  jobs: PlannedJob[];
+  warnings: string[];
+  trialSettings: Record<string, unknown>;
+}
+
+function positiveInt(value: number | undefined, fallback: number, flag: string, min = 1): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min) throw new UserInputError(`${flag} must be an integer >= ${min}; got ${value}`);
+  return v;
+}
+
+export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEvaluation> {
+  const trials = positiveInt(s.trials, 1, "--trials");
+  const concurrency = positiveInt(s.concurrency, 4, "-j/--concurrency");
+  const retryAttempts = positiveInt(s.retryAttempts, 2, "--retry-attempts", 0);
+  const agent = resolveAgent(s.agent);
+  if (agent.usesModel && !s.model) {
+    throw new UserInputError(`agent ${agent.name} calls a model: pass -m provider/model (e.g. -m vllm/my-policy)`);
+  }
+  const model = agent.usesModel ? (s.model ?? null) : null;
+  if (s.jobName != null && !validJobName(s.jobName)) {
+    throw new UserInputError(`--job-name ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`);
+  }
+  const tasksPath = path.resolve(s.tasks);
+  const dirs = await discoverTasks(tasksPath, { include: s.include, exclude: s.exclude });
+  const tasks = await Promise.all(dirs.map(async (dir) => ({ task: await loadTask(dir), digest: await taskDigest(dir) })));
+  const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
+  const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
+  if (backend.kind === "namespace") warnings.push(...runStepWarnings(tasks));
+  const jobsDir = path.resolve(s.jobsDir ?? "jobs");
+  const agentDir = path.join(jobsDir, agent.name);
+  const jobName = s.jobName ?? (await freshJobName(agentDir, trials));
+  const jobs: PlannedJob[] = [];
+  for (let i = 1; i <= trials; i++) {
+    const label = trialLabel(i, trials);
+    const jobDir = path.join(agentDir, label, jobName);
+    const plan: EvaluationPlan = {
+      schema_version: 1,
+      job_name: jobName,
+      trial: label,
+      trial_index: i,
+      trials_total: trials,
+      tasks_dir: tasksPath,
+      tasks: tasks.map(({ task, digest }) => ({ name: task.name, path: task.dir, digest })),
+      agent: agent.name,
+      model,
+      sandbox: backend.kind,
+      concurrency,
+      retry_attempts: retryAttempts,
+      agent_env_keys: Object.keys(s.agentEnv ?? {}).sort(),
+      created_at: new Date().toISOString(),
+    };
+    const resume = await checkResumable(jobDir, plan, warnings);
+    jobs.push({ trialLabel: label, jobDir, resume, plan });
+  }
+  const trialSettings = { sandbox: backend.kind, concurrency, trials, ...s.recordSettings };
+  return { jobName, jobsDir, agent, model, backend, sandboxReason: reason, concurrency, retryAttempts, tasks, jobs, warnings, trialSettings };
+}
+
+/** Make sure the jobs directory can be written; called by run, not by --dry-run. */
+export async function prepareJobsDir(plan: PlannedEvaluation): Promise<void> {
+  await ensureWritableDir(plan.jobsDir);
+  for (const job of plan.jobs) await ensureWritableDir(job.jobDir);
+}
+
+function runStepWarnings(tasks: JobTask[]): string[] {
+  return tasks
+    .filter(({ task }) => (task.dockerfile?.runSteps.length ?? 0) > 0)
+    .map(
+      ({ task }) =>
+        `task ${task.name}: its Dockerfile has ${task.dockerfile?.runSteps.length} RUN step(s), which the namespace sandbox cannot apply without an image; the task runs on this machine's own programs. Use --sandbox container to build its image.`,
+    );
+}
+
+async function freshJobName(agentDir: string, trials: number): Promise<string> {
+  const base = jobNameFor(new Date());
+  for (let n = 0; ; n++) {
+    const name = n === 0 ? base : `${base}-${n}`;
+    const taken = await Promise.all(
+      Array.from({ length: trials }, (_, i) => exists(path.join(agentDir, trialLabel(i + 1, trials), name))),
+    );
+    if (!taken.some(Boolean)) return name;
+  }
+}
+
+async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: string[]): Promise<boolean> {
+  const file = path.join(jobDir, "evaluation.json");
+  let raw: unknown;
+  try {
+    raw = await readJsonIfExists(file);
+  } catch {
+    throw new UserInputError(`${file} is not valid JSON: move the job folder away or use another --job-name`);
+  }
+  if (raw === undefined) return (await exists(jobDir)) && (await fs.readdir(jobDir)).length > 0;
+  const old = EvaluationPlan.safeParse(raw);
+  if (!old.success) throw new UserInputError(`${file} is not a BenchFlow plan: use another --job-name`);
+  const was = old.data;
+  const mismatch =
+    was.agent !== plan.agent
+      ? `agent ${was.agent}`
+      : was.model !== plan.model
+        ? `model ${was.model}`
+        : was.tasks.map((t) => t.name).join(",") !== plan.tasks.map((t) => t.name).join(",")
+          ? `tasks ${was.tasks.map((t) => t.name).join(", ")}`
+          : null;
+  if (mismatch) {
+    throw new UserInputError(
+      `job ${plan.job_name} (${plan.trial}) was planned for ${mismatch}; this run differs. Use another --job-name to start a new job.`,
+    );
+  }
+  for (const t of plan.tasks) {
+    const before = was.tasks.find((w) => w.name === t.name);
+    if (before && before.digest !== t.digest) {
+      warnings.push(`task ${t.name} changed since job ${plan.job_name} was planned; its finished rollouts keep the old version`);
+    }
+  }
+  plan.created_at = was.created_at;
+  return true;
+}
+
+/** What --dry-run prints: the plan of every job, as JSON. */
+export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
+  return {
+    job_name: plan.jobName,
+    jobs_dir: plan.jobsDir,
+    agent: plan.agent.name,
+    model: plan.model,
+    sandbox: plan.backend.kind,
+    sandbox_reason: plan.sandboxReason,
+    concurrency: plan.concurrency,
+    retry_attempts: plan.retryAttempts,
+    warnings: plan.warnings,
+    jobs: plan.jobs.map((j) => ({ trial: j.trialLabel, job_dir: j.jobDir, resume: j.resume, plan: j.plan })),
+  };
+}

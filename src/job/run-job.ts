@@ -1,0 +1,149 @@
+// One job: one pass over the tasks, `concurrency` trials at a time, infrastructure failures
+// retried, already-finished trials kept (resume), summary.json at the end.
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Agent } from "../agents/types.js";
+import type { SandboxBackend } from "../sandbox/types.js";
+import { isInfrastructure } from "../schemas/outcome.js";
+import type { JobSummary, TrialResult } from "../schemas/result.js";
+import type { Task } from "../task/types.js";
+import { runTrial } from "../trial/run.js";
+import type { TrialPlan } from "../trial/types.js";
+import { writeJsonAtomic } from "../util/fs.js";
+import { type Attempt, finalAttempt, markReplaced, needsRun, newRolloutName, scanAttempts } from "./attempts.js";
+import { acquireLock } from "./lock.js";
+import { summarize } from "./summary.js";
+
+export interface JobTask {
+  task: Task;
+  digest: string;
+}
+
+export interface JobSpec {
+  jobDir: string;
+  jobName: string;
+  trialLabel: string;
+  tasks: JobTask[];
+  agent: Agent;
+  model: string | null;
+  backend: SandboxBackend;
+  concurrency: number;
+  retryAttempts: number;
+  agentEnv: Record<string, string>;
+  settings: Record<string, unknown>;
+  signal: AbortSignal;
+  /** Per-trial additions to the plan, e.g. model access through the gateway and its usage in finalize. */
+  prepareTrial?(rolloutName: string, rolloutDir: string): Promise<Partial<TrialPlan>>;
+  warn(message: string): void;
+  onTrialStart?(info: { trialLabel: string; task: string; rolloutName: string }): void;
+  onTrialEnd?(result: TrialResult): void;
+  retryBackoffMs?: number;
+}
+
+export interface JobOutcome {
+  jobDir: string;
+  trialLabel: string;
+  summary: JobSummary;
+  /** The final attempt of every task, in task order. */
+  results: TrialResult[];
+}
+
+export async function runJob(spec: JobSpec): Promise<JobOutcome> {
+  const startedAt = new Date();
+  const lock = await acquireLock(spec.jobDir);
+  try {
+    const existing = await scanAttempts(spec.jobDir);
+    const results = new Map<string, TrialResult>();
+    const pending: { jobTask: JobTask; previous: Attempt[] }[] = [];
+    for (const jobTask of spec.tasks) {
+      const attempts = existing.get(jobTask.task.name) ?? [];
+      const final = finalAttempt(attempts);
+      if (final && !needsRun(final) && final.result) results.set(jobTask.task.name, final.result);
+      else pending.push({ jobTask, previous: attempts.filter((a) => a.replaced === null) });
+    }
+    await pool(pending, spec.concurrency, async ({ jobTask, previous }) => {
+      if (spec.signal.aborted) return;
+      results.set(jobTask.task.name, await runWithRetries(spec, jobTask, previous));
+    });
+    const ordered = spec.tasks.map((t) => results.get(t.task.name)).filter((r): r is TrialResult => r !== undefined);
+    const summary = summarize(ordered, {
+      jobName: spec.jobName,
+      agent: spec.agent.name,
+      model: spec.model,
+      environment: spec.backend.kind,
+      concurrency: spec.concurrency,
+      startedAt,
+    });
+    if (!spec.signal.aborted) await writeJsonAtomic(path.join(spec.jobDir, "summary.json"), summary);
+    return { jobDir: spec.jobDir, trialLabel: spec.trialLabel, summary, results: ordered };
+  } finally {
+    await lock.release();
+  }
+}
+
+async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt[]): Promise<TrialResult> {
+  let attempt = previous.length + 1;
+  let replaces: string | null = null;
+  let rolloutName = newRolloutName(jobTask.task.name);
+  // Attempts a killed or interrupted run left behind are replaced by this one, never counted twice.
+  for (const old of previous) {
+    await markReplaced(old, rolloutName, "interrupted");
+    replaces = old.name;
+  }
+  for (let retry = 0; ; retry++) {
+    spec.onTrialStart?.({ trialLabel: spec.trialLabel, task: jobTask.task.name, rolloutName });
+    const result = await runOne(spec, jobTask, { rolloutName, attempt, replaces });
+    const retryable = isInfrastructure(result.error_category) && result.error_category !== "interrupted";
+    if (!retryable || retry >= spec.retryAttempts || spec.signal.aborted) {
+      spec.onTrialEnd?.(result);
+      return result;
+    }
+    const next = newRolloutName(jobTask.task.name);
+    await markReplaced({ dir: path.join(spec.jobDir, rolloutName) } as Attempt, next, "retried");
+    spec.warn(`${spec.trialLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`);
+    await sleep((spec.retryBackoffMs ?? 500) * 2 ** retry);
+    replaces = rolloutName;
+    rolloutName = next;
+    attempt++;
+  }
+}
+
+async function runOne(
+  spec: JobSpec,
+  jobTask: JobTask,
+  ids: { rolloutName: string; attempt: number; replaces: string | null },
+): Promise<TrialResult> {
+  const rolloutDir = path.join(spec.jobDir, ids.rolloutName);
+  const prepared = await spec.prepareTrial?.(ids.rolloutName, rolloutDir);
+  const plan: TrialPlan = {
+    task: jobTask.task,
+    taskDigest: jobTask.digest,
+    jobDir: spec.jobDir,
+    jobName: spec.jobName,
+    trialLabel: spec.trialLabel,
+    rolloutName: ids.rolloutName,
+    attempt: ids.attempt,
+    replaces: ids.replaces,
+    agent: spec.agent,
+    model: spec.model,
+    backend: spec.backend,
+    settings: spec.settings,
+    agentEnv: spec.agentEnv,
+    signal: spec.signal,
+    warn: spec.warn,
+    ...prepared,
+  };
+  return runTrial(plan);
+}
+
+/** Run `work` over `items`, at most `limit` at a time. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}

@@ -1,0 +1,47 @@
+// summary.json: the job's counts. passed + failed + errored + verifier_errored == total.
+import { scoreOutcomeOf } from "../schemas/outcome.js";
+import type { JobSummary, TrialResult } from "../schemas/result.js";
+
+export function rewardOf(r: TrialResult): number | null {
+  const reward = r.rewards?.reward;
+  return typeof reward === "number" && Number.isFinite(reward) ? reward : null;
+}
+
+export function summarize(
+  results: TrialResult[],
+  info: { jobName: string; agent: string; model: string | null; environment: string; concurrency: number; startedAt: Date },
+): JobSummary {
+  const counts = { passed: 0, failed: 0, errored: 0, verifier_errored: 0 };
+  const errorCategories: Record<string, number> = {};
+  const verifierErrorCategories: Record<string, number> = {};
+  const scored: number[] = [];
+  for (const r of results) {
+    const reward = rewardOf(r);
+    if (reward !== null) scored.push(reward);
+    counts[scoreOutcomeOf({ reward, error_category: r.error_category, verifier_error_category: r.verifier_error_category })]++;
+    if (r.error_category) errorCategories[r.error_category] = (errorCategories[r.error_category] ?? 0) + 1;
+    if (r.verifier_error_category) {
+      verifierErrorCategories[r.verifier_error_category] = (verifierErrorCategories[r.verifier_error_category] ?? 0) + 1;
+    }
+  }
+  const total = results.length;
+  const ratio = total === 0 ? 0 : counts.passed / total;
+  const finishedAt = new Date();
+  return {
+    job_name: info.jobName,
+    agent: info.agent,
+    model: info.model,
+    environment: info.environment,
+    concurrency: info.concurrency,
+    total,
+    ...counts,
+    error_categories: errorCategories,
+    verifier_error_categories: verifierErrorCategories,
+    mean_reward: scored.length === 0 ? null : scored.reduce((a, b) => a + b, 0) / scored.length,
+    score: `${(ratio * 100).toFixed(1)}%`,
+    score_ratio: ratio,
+    elapsed_sec: (finishedAt.getTime() - info.startedAt.getTime()) / 1000,
+    started_at: info.startedAt.toISOString(),
+    finished_at: finishedAt.toISOString(),
+  };
+}

@@ -1,0 +1,31 @@
+import type { Agent, ModelAccess } from "../agents/types.js";
+import type { SandboxBackend } from "../sandbox/types.js";
+import type { TrialResult } from "../schemas/result.js";
+import type { Task } from "../task/types.js";
+
+/** Everything one rollout needs; made by the job, consumed by runTrial. */
+export interface TrialPlan {
+  task: Task;
+  taskDigest: string;
+  jobDir: string;
+  jobName: string;
+  /** "trial-01": which repeat of the group this job is. */
+  trialLabel: string;
+  rolloutName: string;
+  attempt: number;
+  replaces: string | null;
+  agent: Agent;
+  model: string | null;
+  backend: SandboxBackend;
+  /** Settings recorded in config.json (no secrets). */
+  settings: Record<string, unknown>;
+  agentEnv: Record<string, string>;
+  /** Set when the agent calls a model: the gateway address and this trial's own credential. */
+  modelAccess?: ModelAccess | null;
+  /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
+  signal: AbortSignal;
+  /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
+  finalize?(result: TrialResult): Promise<TrialResult>;
+  /** Called once per warning that the user should see (deduplicated by the job). */
+  warn(message: string): void;
+}

@@ -1,0 +1,68 @@
+// Upstream's verifier contract: the verifier code enters the sandbox only after the agent has
+// finished and its processes are gone; /logs/verifier is emptied first; the test runs as root
+// with the task's timeout; only the reward files decide the score.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { Sandbox } from "../sandbox/types.js";
+import type { VerifierErrorCategory } from "../schemas/outcome.js";
+import type { Task } from "../task/types.js";
+import { resolveReward } from "./reward.js";
+
+export interface VerifierOutcome {
+  rewards: ({ reward: number } & Record<string, unknown>) | null;
+  error: { category: VerifierErrorCategory; message: string } | null;
+  exitCode: number | null;
+  /** The last non-empty line the test printed (shown next to the reward). */
+  lastLine: string | null;
+}
+
+export async function runVerifier(sandbox: Sandbox, task: Task, rolloutDir: string): Promise<VerifierOutcome> {
+  await sandbox.killAgentProcesses();
+  await sandbox.upload(task.verifierDir, task.verifierMount);
+  const { timeoutSec, env } = task.config.verifier;
+  const script = `${task.verifierMount}/${task.testScript}`;
+  // Emptying /logs/verifier and running the test in one exec keeps a stale reward from counting.
+  const command = [
+    "find /logs/verifier -mindepth 1 -delete 2>/dev/null; mkdir -p /logs/verifier; chmod 777 /logs/verifier",
+    `bash ${script} > /logs/verifier/test-stdout.txt 2>&1`,
+  ].join("\n");
+  const run = await sandbox.exec(command, { user: "root", timeoutSec, env });
+  const verifierDir = path.join(rolloutDir, "verifier");
+  await sandbox.download("/logs/verifier", verifierDir);
+  const files = await readRewardFiles(verifierDir);
+  const lastLine = lastLineOf(files.stdout);
+  const base = { exitCode: run.exitCode, lastLine };
+  if (run.timedOut) {
+    return { ...base, rewards: null, error: { category: "verifier_timeout", message: `verifier timed out after ${timeoutSec}s` } };
+  }
+  const verdict = resolveReward(files, task.config.verifier.rewardRange);
+  if (verdict === null) {
+    const message = `verifier exited with rc=${run.exitCode}; no reward file found in /logs/verifier (write reward.txt or reward.json)`;
+    return { ...base, rewards: null, error: { category: "verifier_failure", message } };
+  }
+  if (!verdict.ok) return { ...base, rewards: null, error: { category: "verifier_failure", message: verdict.message } };
+  return { ...base, rewards: verdict.rewards, error: null };
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+async function readRewardFiles(dir: string) {
+  const [json, txt, stdout] = await Promise.all([
+    readIfExists(path.join(dir, "reward.json")),
+    readIfExists(path.join(dir, "reward.txt")),
+    readIfExists(path.join(dir, "test-stdout.txt")),
+  ]);
+  return { json, txt, stdout };
+}
+
+function lastLineOf(text: string | undefined): string | null {
+  if (!text) return null;
+  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  return lines.at(-1)?.slice(0, 300) ?? null;
+}
