@@ -45,6 +45,7 @@ export class Evaluation {
   async run(): Promise<EvaluationResult> {
     const t0 = Date.now();
     const plan = await this.plan();
+    await prepareJobsDir(plan);
     const emit = (e: EvaluationEvent) => this.settings.onEvent?.(e);
     const warned = new Set<string>();
     const warn = (message: string) => {
@@ -55,7 +56,6 @@ export class Evaluation {
     for (const w of plan.warnings) warn(w);
     emit({ type: "plan", plan });
     // The plan of every job is on disk before the first starts: a streaming trainer knows what to wait for.
-    await prepareJobsDir(plan);
     for (const job of plan.jobs) await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan);
     const signal = this.settings.signal ?? new AbortController().signal;
     const jobs: JobOutcome[] = [];

@@ -29,7 +29,8 @@ export async function readJsonIfExists<T = unknown>(file: string): Promise<T | u
   try {
     text = await fs.readFile(file, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw err;
   }
   return JSON.parse(text) as T;

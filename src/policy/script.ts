@@ -1,0 +1,139 @@
+// Policy scripts: which replies the scripted policy gives, per conversation and turn.
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { parse as parseYaml } from "yaml";
+import { UserInputError } from "../errors.js";
+import { contentText } from "./chat-template.js";
+
+export interface ScriptedToolCall {
+  name: string;
+  arguments: Record<string, unknown> | string;
+}
+export type ScriptedReply =
+  | { content?: string; reasoning?: string; tool_calls?: ScriptedToolCall[]; finish_reason?: string }
+  | { fail: { status: number; body?: string } }
+  | { hang: true }
+  | { malformed: true };
+export interface PolicyScript {
+  conversations: { match?: string; replies: ScriptedReply[] }[];
+}
+
+export interface ChosenReply {
+  reply: ScriptedReply;
+  /** Number of assistant messages already in the request. */
+  turn: number;
+  /** Short hash that keeps tool-call ids distinct across conversations. */
+  conversationKey: string;
+}
+
+const PAST_THE_END: ScriptedReply = { content: "done" };
+
+/** Picks the reply for a request's messages; undefined when no conversation matches and none is default. */
+export function chooseReply(script: PolicyScript, messages: readonly unknown[]): ChosenReply | undefined {
+  const firstUser = messages.find((m) => (m as { role?: unknown } | null)?.role === "user") as
+    | { content?: unknown }
+    | undefined;
+  const text = contentText(firstUser?.content);
+  let index = script.conversations.findIndex((c) => c.match !== undefined && text.includes(c.match));
+  if (index === -1) index = script.conversations.findIndex((c) => c.match === undefined);
+  const conversation = script.conversations[index];
+  if (!conversation) return undefined;
+  const turn = messages.filter((m) => (m as { role?: unknown } | null)?.role === "assistant").length;
+  const conversationKey = createHash("sha256").update(`${index}\0${text}`).digest("hex").slice(0, 8);
+  return { reply: conversation.replies[turn] ?? PAST_THE_END, turn, conversationKey };
+}
+
+export async function loadPolicyScript(file: string): Promise<PolicyScript> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new UserInputError(`${file}: cannot read the policy script (${(err as Error).message})`);
+  }
+  let data: unknown;
+  try {
+    data = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    const kind = /\.ya?ml$/i.test(file) ? "YAML" : "JSON (name the file .yaml for YAML)";
+    throw new UserInputError(`${file}: not valid ${kind}: ${(err as Error).message}`);
+  }
+  return validatePolicyScript(data, file);
+}
+
+/** Checks a parsed script; errors name the file, the field and the fix. */
+export function validatePolicyScript(data: unknown, file = "policy script"): PolicyScript {
+  const fail: Fail = (field, problem) => {
+    throw new UserInputError(`${file}: ${field}: ${problem}`);
+  };
+  if (!isRecord(data) || !Array.isArray(data.conversations)) {
+    fail("conversations", 'missing; expected {"conversations": [{"match"?: "...", "replies": [...]}]}');
+  }
+  const conversations = (data as { conversations: unknown[] }).conversations;
+  for (const [c, conversation] of conversations.entries()) {
+    const at = `conversations[${c}]`;
+    if (!isRecord(conversation)) fail(at, "expected an object with replies");
+    if (conversation.match !== undefined && typeof conversation.match !== "string") {
+      fail(`${at}.match`, "expected a string (a substring of the first user message), or leave it out");
+    }
+    if (!Array.isArray(conversation.replies)) fail(`${at}.replies`, "expected a list of replies");
+    for (const [r, reply] of (conversation.replies as unknown[]).entries()) {
+      checkReply(reply, `${at}.replies[${r}]`, fail);
+    }
+  }
+  return data as unknown as PolicyScript;
+}
+
+type Fail = (field: string, problem: string) => never;
+
+function checkReply(reply: unknown, at: string, fail: Fail): void {
+  if (!isRecord(reply)) fail(at, 'expected an object such as {"content": "..."}');
+  const modes = ["fail", "hang", "malformed"].filter((key) => key in reply);
+  if (modes.length > 1 || (modes.length === 1 && Object.keys(reply).length > 1)) {
+    fail(at, `"${modes[0]}" must be the only field of its reply`);
+  }
+  if ("hang" in reply && reply.hang !== true) fail(`${at}.hang`, "expected true");
+  if ("malformed" in reply && reply.malformed !== true) fail(`${at}.malformed`, "expected true");
+  if ("fail" in reply) checkFailure(reply.fail, `${at}.fail`, fail);
+  if (modes.length === 0) checkTextReply(reply, at, fail);
+}
+
+function checkFailure(failure: unknown, at: string, fail: Fail): void {
+  const status = isRecord(failure) ? failure.status : undefined;
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 100 || status > 599) {
+    fail(`${at}.status`, 'expected an HTTP status between 100 and 599, e.g. {"status": 503}');
+  }
+  if (isRecord(failure) && failure.body !== undefined && typeof failure.body !== "string") {
+    fail(`${at}.body`, "expected a string (sent verbatim)");
+  }
+}
+
+function checkTextReply(reply: Record<string, unknown>, at: string, fail: Fail): void {
+  const known = new Set(["content", "reasoning", "tool_calls", "finish_reason"]);
+  for (const key of Object.keys(reply)) {
+    if (!known.has(key)) {
+      fail(
+        `${at}.${key}`,
+        "unknown field; use content, reasoning, tool_calls, finish_reason, fail, hang or malformed",
+      );
+    }
+  }
+  for (const key of ["content", "reasoning", "finish_reason"]) {
+    if (reply[key] !== undefined && typeof reply[key] !== "string") fail(`${at}.${key}`, "expected a string");
+  }
+  if (reply.tool_calls === undefined) return;
+  if (!Array.isArray(reply.tool_calls)) fail(`${at}.tool_calls`, "expected a list of {name, arguments}");
+  for (const [i, call] of (reply.tool_calls as unknown[]).entries()) {
+    const callAt = `${at}.tool_calls[${i}]`;
+    if (!isRecord(call) || typeof call.name !== "string" || call.name === "") {
+      fail(`${callAt}.name`, 'expected the tool\'s name, e.g. "bash"');
+    }
+    const args = call.arguments;
+    if (args !== undefined && typeof args !== "string" && !isRecord(args)) {
+      fail(`${callAt}.arguments`, "expected an object (sent as JSON) or a string (sent verbatim)");
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

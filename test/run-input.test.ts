@@ -1,0 +1,127 @@
+// Bad input is exit 2 with one clear line, and nothing already written is damaged; locks, resume
+// and --dry-run behave as documented.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { EXAMPLES, FIXTURES, bench, rollouts, snapshot, startBench, tempDir } from "./helpers/bench.js";
+
+const NS = ["--sandbox", "namespace"];
+
+describe("bench run: bad input", () => {
+  let root: string;
+  let jobs: string;
+  let before_: Map<string, string>;
+  before(async () => {
+    root = await tempDir("input");
+    jobs = path.join(root, "jobs");
+    const first = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", jobs, "--job-name", "keep", ...NS]);
+    assert.equal(first.code, 0, first.stderr);
+    before_ = await snapshot(jobs);
+  });
+  after(() => fs.rm(root, { recursive: true, force: true }));
+
+  const cases: [string, () => string[], RegExp][] = [
+    ["a missing directory", () => [path.join(root, "nope")], /tasks path .*nope does not exist/],
+    ["malformed TOML", () => [path.join(FIXTURES, "bad-toml")], /task\.toml/],
+    ["malformed YAML", () => [path.join(FIXTURES, "bad-yaml")], /task\.md/],
+    ["an unknown key", () => [path.join(FIXTURES, "unknown-key")], /verifier\.timout_sec.*timeout_sec/],
+    ["no test script", () => [path.join(FIXTURES, "no-test-script")], /test\.sh/],
+    ["an unknown agent", () => [path.join(EXAMPLES, "hello"), "-a", "oracel"], /unknown agent "oracel".*oracle/],
+    ["a bad --trials", () => [path.join(EXAMPLES, "hello"), "--trials", "0"], /--trials must be an integer >= 1/],
+  ];
+  for (const [what, args, message] of cases) {
+    it(`refuses ${what} with one line and exit 2`, async () => {
+      const argv = args();
+      const withAgent = argv.includes("-a") ? argv : [...argv, "-a", "oracle"];
+      const run = await bench(["run", ...withAgent, "--jobs-dir", jobs, "--job-name", "keep", ...NS]);
+      assert.equal(run.code, 2, run.stderr);
+      const lines = run.stderr.trim().split("\n");
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0] ?? "", message);
+      assert.deepEqual(await snapshot(jobs), before_, "nothing already written changes");
+    });
+  }
+
+  it("refuses an unwritable jobs dir with exit 2", async () => {
+    const file = path.join(root, "a-file");
+    await fs.writeFile(file, "x");
+    const run = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", path.join(file, "jobs"), ...NS]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr.trim(), /^bench: cannot write to --jobs-dir .*a-file\/jobs \(ENOTDIR\)/);
+  });
+
+  it("prints the plan with --dry-run and writes nothing", async () => {
+    const fresh = path.join(root, "dry");
+    const run = await bench(["run", path.join(EXAMPLES, "half-life"), "-a", "oracle", "--trials", "3", "--jobs-dir", fresh, "--dry-run", ...NS]);
+    assert.equal(run.code, 0, run.stderr);
+    const plan = JSON.parse(run.stdout);
+    assert.equal(plan.jobs.length, 3);
+    assert.deepEqual(plan.jobs.map((j: { trial: string }) => j.trial), ["trial-01", "trial-02", "trial-03"]);
+    assert.equal(plan.jobs[0].plan.tasks[0].name, "half-life");
+    await assert.rejects(fs.access(fresh));
+  });
+});
+
+describe("bench run: locks and resume", () => {
+  let root: string;
+  before(async () => {
+    root = await tempDir("resume");
+  });
+  after(() => fs.rm(root, { recursive: true, force: true }));
+
+  it("refuses a job locked by a live process, naming its pid, and takes over a stale lock", async () => {
+    const jobs = path.join(root, "locked");
+    const jobDir = path.join(jobs, "oracle/trial-01/held");
+    await fs.mkdir(jobDir, { recursive: true });
+    const holder = spawn("sleep", ["30"]);
+    try {
+      await fs.writeFile(path.join(jobDir, ".evaluation.lock"), JSON.stringify({ pid: holder.pid, host: os.hostname(), started_at: "x" }));
+      const refused = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", jobs, "--job-name", "held", ...NS]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, new RegExp(`locked by pid ${holder.pid}`));
+    } finally {
+      holder.kill("SIGKILL");
+    }
+    await new Promise((r) => holder.once("exit", r));
+    const taken = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", jobs, "--job-name", "held", ...NS]);
+    assert.equal(taken.code, 0, taken.stderr);
+    assert.match(taken.stdout, /trial-01  reward 1\.0/);
+  });
+
+  it("finishes a job killed mid-run with every trial present once", async () => {
+    const tasks = path.join(root, "slow-tasks");
+    for (const name of ["slow-a", "slow-b", "slow-c", "slow-d"]) {
+      await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, name), { recursive: true });
+      await fs.writeFile(path.join(tasks, name, "solution/solve.sh"), "#!/bin/bash\nsleep 0.7\necho 'Hello, world!' > /app/hello.txt\n");
+    }
+    const jobs = path.join(root, "killed");
+    const args = ["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "again", ...NS];
+    const child = startBench(args);
+    // Kill it (SIGKILL: no chance to clean up) once the first rollout has finished.
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 100));
+      if ((await rollouts(jobs).catch(() => [])).some((r) => r.result !== null)) break;
+    }
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    const partial = await rollouts(jobs);
+    assert.ok(partial.some((r) => r.result === null), "a trial was cut off mid-run");
+    const resumed = await bench(args);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const all = await rollouts(jobs);
+    const finals = [];
+    for (const r of all) {
+      const replaced = await fs.access(path.join(r.dir, "replaced.json")).then(() => true, () => false);
+      if (!replaced) finals.push(r);
+    }
+    assert.deepEqual(finals.map((r) => r.result?.task_name).sort(), ["slow-a", "slow-b", "slow-c", "slow-d"]);
+    assert.ok(finals.every((r) => r.result?.rewards?.reward === 1));
+    assert.equal(resumed.stdout.match(/  reward 1\.0/g)?.length, 4, resumed.stdout);
+    const cut = all.find((r) => r.result === null);
+    const marker = JSON.parse(await fs.readFile(path.join(cut?.dir ?? "", "replaced.json"), "utf8"));
+    assert.equal(marker.reason, "interrupted");
+  });
+});
