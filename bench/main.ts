@@ -1,0 +1,19 @@
+// `npm run bench`: every speed and memory target of the project, each next to a baseline measured
+// in the same run (the machines are noisy: read ratios and medians). `npm run bench -- run` runs one section.
+import { printRows } from "./report.js";
+import { benchRun } from "./run.js";
+
+const sections: Record<string, { title: string; run: () => Promise<import("./report.js").BenchRow[]> }> = {
+  run: { title: "bench run on the namespace sandbox (issue: bench run)", run: benchRun },
+};
+
+const wanted = process.argv.slice(2);
+for (const [key, section] of Object.entries(sections)) {
+  if (wanted.length > 0 && !wanted.includes(key)) continue;
+  try {
+    printRows(section.title, await section.run());
+  } catch (err) {
+    process.stdout.write(`\n## ${section.title}\nfailed: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

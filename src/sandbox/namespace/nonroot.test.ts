@@ -1,0 +1,54 @@
+// The namespace sandbox as a user without root: user namespaces map the verifier to root and leave
+// the agent as the user itself. Runs a fixture script under setpriv as uid 1000 (needs host root).
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { promisify } from "node:util";
+import { tempDir } from "./testkit.js";
+
+const run = promisify(execFile);
+const hostRoot = process.getuid?.() === 0;
+const fixture = path.join(import.meta.dirname, "fixtures", "nonroot-run.ts");
+
+describe("namespace sandbox as a non-root user", { skip: !hostRoot && "needs root to switch users" }, () => {
+  for (const tool of ["bwrap", "unshare"] as const) {
+    it(`works with ${tool}`, async () => {
+      const task = await tempDir("ns-nonroot-task");
+      const out = await tempDir("ns-nonroot-out");
+      await fs.chown(out.dir, 1000, 1000);
+      try {
+        const { stdout } = await run(
+          "setpriv",
+          [
+            "--reuid=1000",
+            "--regid=1000",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            process.execPath,
+            "--import",
+            "tsx",
+            fixture,
+            tool,
+            task.dir,
+            out.dir,
+          ],
+          { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: out.dir }, cwd: process.cwd() },
+        );
+        const seen = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+        assert.equal(seen.reason, null);
+        assert.equal(seen.uid, 1000);
+        assert.equal(seen.agentIsNonRoot, true);
+        assert.equal(seen.agent, "1000\n", seen.agentErr);
+        assert.equal(seen.root, "0\nmine\nusr-ro\ntask-hidden\nagent\n", seen.rootErr);
+        assert.equal(seen.reward, "1\n");
+        assert.equal(seen.scratchGone, true);
+      } finally {
+        await task.cleanup();
+        await out.cleanup();
+      }
+    });
+  }
+});

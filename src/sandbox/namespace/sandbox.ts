@@ -1,0 +1,132 @@
+// One namespace sandbox: a scratch tree on the host that every exec mounts as "/", with the host's
+// system folders read-only on top. Nothing runs between execs, so there is no daemon to manage.
+import path from "node:path";
+import { workspaceOf } from "../../task/types.js";
+import type { ExecOptions, ExecResult, Sandbox, SandboxSpec } from "../types.js";
+import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
+import type { TreeView } from "./paths.js";
+import type { ExecPlan } from "./plan.js";
+import type { ToolSetup } from "./probe.js";
+import { runContained } from "./run.js";
+import { removeTree } from "./scratch.js";
+import type { Ownership } from "./transfer.js";
+import * as transfer from "./transfer.js";
+
+export interface SandboxParts {
+  spec: SandboxSpec;
+  setup: ToolSetup;
+  dir: string;
+  view: TreeView;
+  fileOverrides: ExecPlan["fileOverrides"];
+  ownership: Ownership;
+  warnings: string[];
+}
+
+interface Running {
+  user: "agent" | "root";
+  kill: () => void;
+  done: Promise<unknown>;
+}
+
+export class NamespaceSandbox implements Sandbox {
+  readonly kind = "namespace" as const;
+  readonly id: string;
+  readonly workdir: string;
+  readonly agentIsNonRoot: boolean;
+  /** Things this sandbox cannot do as the task asks (COPY into /usr, agent as root, ...). */
+  readonly warnings: string[];
+  /** "bwrap" or "unshare". */
+  readonly tool: string;
+  private readonly running = new Set<Running>();
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly parts: SandboxParts) {
+    this.id = parts.dir;
+    this.workdir = workspaceOf(parts.spec.task);
+    const { identity } = parts.setup;
+    this.agentIsNonRoot = identity.hostRoot ? identity.agent !== null : true;
+    this.warnings = parts.warnings;
+    this.tool = parts.setup.tool;
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    if (this.stopping) throw new Error(`sandbox ${this.id} is stopped`);
+    const user = options.user ?? "agent";
+    const plan: ExecPlan = {
+      fsRoot: this.parts.view.fsRoot,
+      system: this.parts.view.system,
+      fileOverrides: this.parts.fileOverrides,
+      hidden: this.parts.view.hidden,
+      network: this.parts.spec.network,
+      cwd: path.posix.resolve(this.workdir, options.cwd ?? "."),
+      user,
+      env: this.envFor(user, options.env),
+      command,
+    };
+    const invocation = this.parts.setup.invocationFor(plan);
+    let entry: Running | undefined;
+    const result = runContained(invocation, {
+      env: { PATH: SANDBOX_PATH },
+      timeoutSec: options.timeoutSec ?? null,
+      signal: options.signal,
+      maxOutputBytes: options.maxOutputBytes,
+      onStart: (kill) => {
+        entry = { user, kill, done: Promise.resolve() };
+        this.running.add(entry);
+        return () => entry && this.running.delete(entry);
+      },
+    });
+    if (entry) entry.done = result.catch(() => {});
+    return result;
+  }
+
+  private envFor(user: "agent" | "root", extra: Record<string, string> | undefined): Record<string, string> {
+    const { spec, setup } = this.parts;
+    const { hostRoot, agent } = setup.identity;
+    const name =
+      user === "root" || (hostRoot && agent === null) ? "root" : hostRoot ? AGENT_NAME : hostUserName();
+    return {
+      PATH: SANDBOX_PATH,
+      HOME: user === "root" ? "/root" : AGENT_HOME,
+      USER: name,
+      LOGNAME: name,
+      LANG: "C.UTF-8",
+      TERM: "dumb",
+      ...spec.task.dockerfile?.env,
+      ...spec.task.config.sandbox.env,
+      ...spec.env,
+      ...extra,
+    };
+  }
+
+  async upload(hostPath: string, sandboxPath: string): Promise<void> {
+    this.assertLive();
+    await transfer.upload(this.parts.view, hostPath, sandboxPath, { ownership: this.parts.ownership });
+  }
+
+  async download(sandboxPath: string, hostPath: string): Promise<void> {
+    this.assertLive();
+    await transfer.download(this.parts.view, sandboxPath, hostPath);
+  }
+
+  /** Each exec has its own pid namespace, so a finished exec leaves nothing; this ends agent execs still running. */
+  async killAgentProcesses(): Promise<void> {
+    const agentRuns = [...this.running].filter((r) => r.user === "agent");
+    for (const run of agentRuns) run.kill();
+    await Promise.all(agentRuns.map((r) => r.done));
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const runs = [...this.running];
+      for (const run of runs) run.kill();
+      await Promise.all(runs.map((r) => r.done));
+      await removeTree(this.parts.dir);
+    })();
+    return this.stopping;
+  }
+
+  private assertLive(): void {
+    if (this.stopping) throw new Error(`sandbox ${this.id} is stopped`);
+  }
+}
