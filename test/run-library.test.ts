@@ -60,6 +60,28 @@ describe("isolation", () => {
   });
 });
 
+describe("the namespace plan", () => {
+  it("says once per task, plainly, that RUN steps cannot be applied, and points to the container sandbox", async () => {
+    const tasks = path.join(root, "run-steps");
+    await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, "hello-run"), { recursive: true });
+    const dockerfile = path.join(tasks, "hello-run/environment/Dockerfile");
+    await fs.appendFile(dockerfile, "RUN apt-get update\nRUN echo built > /built.txt\n");
+    const warnings: string[] = [];
+    const result = await new Evaluation({
+      tasks,
+      agent: "oracle",
+      trials: 2,
+      jobsDir: path.join(root, "run-steps-jobs"),
+      sandbox: "namespace",
+      onEvent: (e) => e.type === "warning" && warnings.push(e.message),
+    }).run();
+    assert.equal(result.exitCode, 0);
+    const about = warnings.filter((w) => w.includes("RUN step"));
+    assert.equal(about.length, 1, warnings.join("\n"));
+    assert.match(about[0] ?? "", /task hello-run: its Dockerfile has 2 RUN step\(s\).*--sandbox container/);
+  });
+});
+
 describe("retries", () => {
   it("retries an infrastructure failure, keeps the replaced attempt on disk, and counts the trial once", async () => {
     let calls = 0;

@@ -11,12 +11,16 @@ const FIXTURES = path.resolve("test/fixtures/tasks");
 const BROKEN_FIXTURES = new Set(["bad-toml", "bad-yaml", "unknown-key", "no-test-script"]);
 
 describe("example tasks", () => {
-  it("are hello, half-life and count-words, and each loads and checks clean", async () => {
-    const dirs = await discoverTasks(EXAMPLES);
+  it("include hello, half-life and count-words, and each loads and checks clean", async () => {
+    const all = await discoverTasks(EXAMPLES);
+    // Examples that need an image build (RUN steps) are for the container sandbox and tested there.
+    const namespaceReady = ["count-words", "half-life", "hello"];
     assert.deepEqual(
-      dirs.map((d) => path.basename(d)),
-      ["count-words", "half-life", "hello"],
+      all.map((d) => path.basename(d)).filter((n) => namespaceReady.includes(n)),
+      namespaceReady,
     );
+    for (const dir of all) assert.deepEqual(await checkTask(dir), { task: path.basename(dir), problems: [], warnings: [] });
+    const dirs = all.filter((d) => namespaceReady.includes(path.basename(d)));
     for (const dir of dirs) {
       assert.deepEqual(await checkTask(dir), { task: path.basename(dir), problems: [], warnings: [] });
       const task = await loadTask(dir);

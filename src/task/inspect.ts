@@ -132,12 +132,7 @@ async function inspectEnvironment(
   }
   out.problems.push(...parsed.problems);
   out.warnings.push(...parsed.warnings);
-  const runs = parsed.spec.runSteps.length;
-  if (runs > 0) {
-    out.warnings.push(
-      `${displayPath(parsed.spec.path)}: ${runs} RUN step(s) apply only in an image build (container sandbox); the namespace sandbox skips them`,
-    );
-  }
+  // RUN steps are valid; only the namespace sandbox cannot apply them, and the run plan says so there.
   return { ...parsed.spec, path: path.resolve(parsed.spec.path) };
 }
 
