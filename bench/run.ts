@@ -26,22 +26,58 @@ async function bareTrial(scratch: string): Promise<void> {
   await fs.mkdir(path.join(logs, "verifier"), { recursive: true });
   const base = ["bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"];
   for (const link of ["bin", "sbin", "lib", "lib64"]) base.push("--symlink", `usr/${link}`, `/${link}`);
-  base.push("--bind", app, "/app", "--bind", logs, "/logs", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  base.push(
+    "--bind",
+    app,
+    "/app",
+    "--bind",
+    logs,
+    "/logs",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+  );
   base.push("--unshare-all", "--die-with-parent", "--chdir", "/app");
-  await run([...base, "--ro-bind", path.join(TRIVIAL, "solution"), "/solution", "bash", "/solution/solve.sh"]);
-  await run([...base, "--ro-bind", path.join(TRIVIAL, "tests"), "/tests", "bash", "-c", "bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1"]);
+  await run([
+    ...base,
+    "--ro-bind",
+    path.join(TRIVIAL, "solution"),
+    "/solution",
+    "bash",
+    "/solution/solve.sh",
+  ]);
+  await run([
+    ...base,
+    "--ro-bind",
+    path.join(TRIVIAL, "tests"),
+    "/tests",
+    "bash",
+    "-c",
+    "bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1",
+  ]);
 }
 
 async function copies(dir: string, n: number): Promise<string> {
-  for (let i = 0; i < n; i++) await fs.cp(TRIVIAL, path.join(dir, `hello-${String(i).padStart(3, "0")}`), { recursive: true });
+  for (let i = 0; i < n; i++)
+    await fs.cp(TRIVIAL, path.join(dir, `hello-${String(i).padStart(3, "0")}`), { recursive: true });
   return dir;
 }
 
 async function timeBench(tasks: string, jobsDir: string, concurrency: number): Promise<number> {
   const t0 = performance.now();
-  const result = await new Evaluation({ tasks, agent: "oracle", jobsDir, concurrency, sandbox: "namespace" }).run();
+  const result = await new Evaluation({
+    tasks,
+    agent: "oracle",
+    jobsDir,
+    concurrency,
+    sandbox: "namespace",
+  }).run();
   const ms = performance.now() - t0;
-  if (result.results.some((r) => r.rewards?.reward !== 1)) throw new Error("bench: a trivial trial did not score 1.0");
+  if (result.results.some((r) => r.rewards?.reward !== 1))
+    throw new Error("bench: a trivial trial did not score 1.0");
   return ms;
 }
 
@@ -60,15 +96,34 @@ export async function benchRun(): Promise<BenchRow[]> {
     }
     const tasks200 = await copies(path.join(root, "tasks200"), 200);
     const rates: number[] = [];
-    for (let rep = 0; rep < 3; rep++) rates.push(200 / ((await timeBench(tasks200, path.join(root, `jobs-par-${rep}`), 8)) / 1000));
+    for (let rep = 0; rep < 3; rep++)
+      rates.push(200 / ((await timeBench(tasks200, path.join(root, `jobs-par-${rep}`), 8)) / 1000));
     const perTrial = median(ours);
     const bareTrialMs = median(bare);
     const overhead = perTrial - bareTrialMs;
     const rate = median(rates);
     return [
-      { name: "oracle trial on a trivial task, bench run (-j 1, 50 trials)", value: perTrial, unit: "ms", baseline: bareTrialMs, baselineName: "same scripts under bare bwrap" },
-      { name: "overhead per trial (bench run - bare bwrap)", value: overhead, unit: "ms", target: "<= 30 ms", ok: overhead <= 30 },
-      { name: "throughput, 200 trivial tasks at -j 8", value: rate, unit: "trials/s", target: ">= 40 trials/s", ok: rate >= 40 },
+      {
+        name: "oracle trial on a trivial task, bench run (-j 1, 50 trials)",
+        value: perTrial,
+        unit: "ms",
+        baseline: bareTrialMs,
+        baselineName: "same scripts under bare bwrap",
+      },
+      {
+        name: "overhead per trial (bench run - bare bwrap)",
+        value: overhead,
+        unit: "ms",
+        target: "<= 30 ms",
+        ok: overhead <= 30,
+      },
+      {
+        name: "throughput, 200 trivial tasks at -j 8",
+        value: rate,
+        unit: "trials/s",
+        target: ">= 40 trials/s",
+        ok: rate >= 40,
+      },
     ];
   } finally {
     await fs.rm(root, { recursive: true, force: true });

@@ -12,7 +12,8 @@ async function runnableBlocks(): Promise<{ file: string; code: string }[]> {
   const blocks: { file: string; code: string }[] = [];
   for (const file of files.filter((f) => f.endsWith(".md"))) {
     const text = await fs.readFile(path.join(REPO, file), "utf8");
-    for (const m of text.matchAll(/```bash runnable\n([\s\S]*?)```/g)) blocks.push({ file, code: m[1] as string });
+    for (const m of text.matchAll(/```bash runnable\n([\s\S]*?)```/g))
+      blocks.push({ file, code: m[1] as string });
   }
   return blocks;
 }
@@ -23,7 +24,11 @@ describe("documentation examples", async () => {
   const bin = path.join(scratch, "bin");
   await fs.mkdir(bin);
   const tsx = path.join(REPO, "node_modules/tsx/dist/esm/index.mjs");
-  await fs.writeFile(path.join(bin, "bench"), `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${path.join(REPO, "src/cli/main.ts")}" "$@"\n`, { mode: 0o755 });
+  await fs.writeFile(
+    path.join(bin, "bench"),
+    `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${path.join(REPO, "src/cli/main.ts")}" "$@"\n`,
+    { mode: 0o755 },
+  );
   after(() => fs.rm(scratch, { recursive: true, force: true }));
 
   it("finds runnable examples in the docs", () => assert.ok(blocks.length >= 3));

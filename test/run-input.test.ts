@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { EXAMPLES, FIXTURES, bench, rollouts, snapshot, startBench, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, FIXTURES, rollouts, snapshot, startBench, tempDir } from "./helpers/bench.js";
 
 const NS = ["--sandbox", "namespace"];
 
@@ -17,7 +17,17 @@ describe("bench run: bad input", () => {
   before(async () => {
     root = await tempDir("input");
     jobs = path.join(root, "jobs");
-    const first = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", jobs, "--job-name", "keep", ...NS]);
+    const first = await bench([
+      "run",
+      path.join(EXAMPLES, "hello"),
+      "-a",
+      "oracle",
+      "--jobs-dir",
+      jobs,
+      "--job-name",
+      "keep",
+      ...NS,
+    ]);
     assert.equal(first.code, 0, first.stderr);
     before_ = await snapshot(jobs);
   });
@@ -29,8 +39,16 @@ describe("bench run: bad input", () => {
     ["malformed YAML", () => [path.join(FIXTURES, "bad-yaml")], /task\.md/],
     ["an unknown key", () => [path.join(FIXTURES, "unknown-key")], /verifier\.timout_sec.*timeout_sec/],
     ["no test script", () => [path.join(FIXTURES, "no-test-script")], /test\.sh/],
-    ["an unknown agent", () => [path.join(EXAMPLES, "hello"), "-a", "oracel"], /unknown agent "oracel".*oracle/],
-    ["a bad --trials", () => [path.join(EXAMPLES, "hello"), "--trials", "0"], /--trials must be an integer >= 1/],
+    [
+      "an unknown agent",
+      () => [path.join(EXAMPLES, "hello"), "-a", "oracel"],
+      /unknown agent "oracel".*oracle/,
+    ],
+    [
+      "a bad --trials",
+      () => [path.join(EXAMPLES, "hello"), "--trials", "0"],
+      /--trials must be an integer >= 1/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     it(`refuses ${what} with one line and exit 2`, async () => {
@@ -48,18 +66,40 @@ describe("bench run: bad input", () => {
   it("refuses an unwritable jobs dir with exit 2", async () => {
     const file = path.join(root, "a-file");
     await fs.writeFile(file, "x");
-    const run = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", path.join(file, "jobs"), ...NS]);
+    const run = await bench([
+      "run",
+      path.join(EXAMPLES, "hello"),
+      "-a",
+      "oracle",
+      "--jobs-dir",
+      path.join(file, "jobs"),
+      ...NS,
+    ]);
     assert.equal(run.code, 2);
     assert.match(run.stderr.trim(), /^bench: cannot write to --jobs-dir .*a-file\/jobs \(ENOTDIR\)/);
   });
 
   it("prints the plan with --dry-run and writes nothing", async () => {
     const fresh = path.join(root, "dry");
-    const run = await bench(["run", path.join(EXAMPLES, "half-life"), "-a", "oracle", "--trials", "3", "--jobs-dir", fresh, "--dry-run", ...NS]);
+    const run = await bench([
+      "run",
+      path.join(EXAMPLES, "half-life"),
+      "-a",
+      "oracle",
+      "--trials",
+      "3",
+      "--jobs-dir",
+      fresh,
+      "--dry-run",
+      ...NS,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const plan = JSON.parse(run.stdout);
     assert.equal(plan.jobs.length, 3);
-    assert.deepEqual(plan.jobs.map((j: { trial: string }) => j.trial), ["trial-01", "trial-02", "trial-03"]);
+    assert.deepEqual(
+      plan.jobs.map((j: { trial: string }) => j.trial),
+      ["trial-01", "trial-02", "trial-03"],
+    );
     assert.equal(plan.jobs[0].plan.tasks[0].name, "half-life");
     await assert.rejects(fs.access(fresh));
   });
@@ -78,24 +118,50 @@ describe("bench run: locks and resume", () => {
     await fs.mkdir(jobDir, { recursive: true });
     const holder = spawn("sleep", ["30"]);
     try {
-      await fs.writeFile(path.join(jobDir, ".evaluation.lock"), JSON.stringify({ pid: holder.pid, host: os.hostname(), started_at: "x" }));
-      const refused = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", jobs, "--job-name", "held", ...NS]);
+      await fs.writeFile(
+        path.join(jobDir, ".evaluation.lock"),
+        JSON.stringify({ pid: holder.pid, host: os.hostname(), started_at: "x" }),
+      );
+      const refused = await bench([
+        "run",
+        path.join(EXAMPLES, "hello"),
+        "-a",
+        "oracle",
+        "--jobs-dir",
+        jobs,
+        "--job-name",
+        "held",
+        ...NS,
+      ]);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, new RegExp(`locked by pid ${holder.pid}`));
     } finally {
       holder.kill("SIGKILL");
     }
     await new Promise((r) => holder.once("exit", r));
-    const taken = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--jobs-dir", jobs, "--job-name", "held", ...NS]);
+    const taken = await bench([
+      "run",
+      path.join(EXAMPLES, "hello"),
+      "-a",
+      "oracle",
+      "--jobs-dir",
+      jobs,
+      "--job-name",
+      "held",
+      ...NS,
+    ]);
     assert.equal(taken.code, 0, taken.stderr);
-    assert.match(taken.stdout, /trial-01  reward 1\.0/);
+    assert.match(taken.stdout, /trial-01 {2}reward 1\.0/);
   });
 
   it("finishes a job killed mid-run with every trial present once", async () => {
     const tasks = path.join(root, "slow-tasks");
     for (const name of ["slow-a", "slow-b", "slow-c", "slow-d"]) {
       await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, name), { recursive: true });
-      await fs.writeFile(path.join(tasks, name, "solution/solve.sh"), "#!/bin/bash\nsleep 0.7\necho 'Hello, world!' > /app/hello.txt\n");
+      await fs.writeFile(
+        path.join(tasks, name, "solution/solve.sh"),
+        "#!/bin/bash\nsleep 0.7\necho 'Hello, world!' > /app/hello.txt\n",
+      );
     }
     const jobs = path.join(root, "killed");
     const args = ["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "again", ...NS];
@@ -108,20 +174,60 @@ describe("bench run: locks and resume", () => {
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const partial = await rollouts(jobs);
-    assert.ok(partial.some((r) => r.result === null), "a trial was cut off mid-run");
+    assert.ok(
+      partial.some((r) => r.result === null),
+      "a trial was cut off mid-run",
+    );
     const resumed = await bench(args);
     assert.equal(resumed.code, 0, resumed.stderr);
     const all = await rollouts(jobs);
     const finals = [];
     for (const r of all) {
-      const replaced = await fs.access(path.join(r.dir, "replaced.json")).then(() => true, () => false);
+      const replaced = await fs.access(path.join(r.dir, "replaced.json")).then(
+        () => true,
+        () => false,
+      );
       if (!replaced) finals.push(r);
     }
     assert.deepEqual(finals.map((r) => r.result?.task_name).sort(), ["slow-a", "slow-b", "slow-c", "slow-d"]);
     assert.ok(finals.every((r) => r.result?.rewards?.reward === 1));
-    assert.equal(resumed.stdout.match(/  reward 1\.0/g)?.length, 4, resumed.stdout);
+    assert.equal(resumed.stdout.match(/ {2}reward 1\.0/g)?.length, 4, resumed.stdout);
     const cut = all.find((r) => r.result === null);
     const marker = JSON.parse(await fs.readFile(path.join(cut?.dir ?? "", "replaced.json"), "utf8"));
     assert.equal(marker.reason, "interrupted");
+  });
+});
+
+describe("bench run: what a killed run leaves behind", () => {
+  it("removes the sandbox scratch roots of a run that died, on the next run", async () => {
+    const parent = path.join(os.tmpdir(), "benchflow-sandboxes");
+    const orphan = path.join(parent, "orphan-test-XXXXXX");
+    await fs.mkdir(path.join(orphan, "meta"), { recursive: true });
+    await fs.mkdir(path.join(orphan, "fs/app"), { recursive: true });
+    const dead = spawn("true");
+    await new Promise((r) => dead.once("exit", r));
+    await fs.writeFile(
+      path.join(orphan, "meta/owner.json"),
+      JSON.stringify({ pid: dead.pid, host: os.hostname() }),
+    );
+    const root = await tempDir("orphans");
+    try {
+      const run = await bench([
+        "run",
+        path.join(EXAMPLES, "hello"),
+        "-a",
+        "oracle",
+        "--jobs-dir",
+        root,
+        ...NS,
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      await assert.rejects(fs.access(orphan), "the dead run's scratch root is gone");
+      const left = (await fs.readdir(parent)).filter((d) => d.startsWith("hello__"));
+      assert.deepEqual(left, [], "the run removed its own sandboxes");
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+      await fs.rm(orphan, { recursive: true, force: true });
+    }
   });
 });

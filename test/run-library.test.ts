@@ -45,16 +45,25 @@ describe("isolation", () => {
       usesModel: false,
       seesSolution: false,
       async run(ctx) {
-        const checks = Object.entries(probes).map(([k, p]) => `if [ -e '${p}' ]; then echo ${k}=visible; else echo ${k}=hidden; fi`);
+        const checks = Object.entries(probes).map(
+          ([k, p]) => `if [ -e '${p}' ]; then echo ${k}=visible; else echo ${k}=hidden; fi`,
+        );
         seen = (await ctx.sandbox.exec(checks.join("\n"), { user: "agent" })).stdout;
-        whoami = (await ctx.sandbox.exec("id -u; touch /usr/x 2>&1 || echo usr-readonly", { user: "agent" })).stdout;
+        whoami = (await ctx.sandbox.exec("id -u; touch /usr/x 2>&1 || echo usr-readonly", { user: "agent" }))
+          .stdout;
         return { nToolCalls: 0, trajectorySource: null };
       },
     };
     registerAgent("peeker", () => peeker);
-    const result = await new Evaluation({ tasks: taskDir, agent: "peeker", jobsDir, sandbox: "namespace" }).run();
+    const result = await new Evaluation({
+      tasks: taskDir,
+      agent: "peeker",
+      jobsDir,
+      sandbox: "namespace",
+    }).run();
     assert.equal(result.results.length, 1);
-    for (const k of Object.keys(probes)) assert.match(seen, new RegExp(`^${k}=hidden$`, "m"), `${k} must be hidden:\n${seen}`);
+    for (const k of Object.keys(probes))
+      assert.match(seen, new RegExp(`^${k}=hidden$`, "m"), `${k} must be hidden:\n${seen}`);
     assert.notEqual(whoami.split("\n")[0], "0", "the agent runs as a non-root user");
     assert.match(whoami, /usr-readonly/);
   });
@@ -157,7 +166,13 @@ describe("retries", () => {
 describe("loadJob", () => {
   it("reads a folder of trial jobs back with rewards, outcomes and paths", async () => {
     const jobsDir = path.join(root, "load");
-    const evaluation = new Evaluation({ tasks: path.join(EXAMPLES, "half-life"), agent: "nop", trials: 3, jobsDir, sandbox: "namespace" });
+    const evaluation = new Evaluation({
+      tasks: path.join(EXAMPLES, "half-life"),
+      agent: "nop",
+      trials: 3,
+      jobsDir,
+      sandbox: "namespace",
+    });
     const run = await evaluation.run();
     assert.equal(run.exitCode, 0);
     const job = await loadJob(path.join(jobsDir, "nop"));
@@ -184,12 +199,16 @@ describe("loadJob", () => {
 });
 
 describe("the package", () => {
-  it("resolves `import { Evaluation, loadJob } from \"benchflow\"` to built code", async () => {
+  it('resolves `import { Evaluation, loadJob } from "benchflow"` to built code', async () => {
     const pkg = JSON.parse(await fs.readFile(path.join(REPO, "package.json"), "utf8"));
     assert.equal(pkg.exports["."].import, "./dist/index.js");
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["--input-type=module", "-e", "const m = await import('benchflow'); console.log(typeof m.Evaluation, typeof m.loadJob, import.meta.resolve('benchflow'))"],
+      [
+        "--input-type=module",
+        "-e",
+        "const m = await import('benchflow'); console.log(typeof m.Evaluation, typeof m.loadJob, import.meta.resolve('benchflow'))",
+      ],
       { cwd: REPO },
     );
     assert.match(stdout, /^function function file:.*\/dist\/index\.js$/m);

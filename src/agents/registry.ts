@@ -24,7 +24,9 @@ export function resolveAgent(name: string): Agent {
   if (!factory) {
     const near = nearest(name, agentNames());
     const hint = near.length > 0 ? ` Did you mean ${near.join(" or ")}?` : "";
-    throw new UserInputError(`unknown agent "${name}" (-a).${hint} Known agents: ${agentNames().join(", ")}.`);
+    throw new UserInputError(
+      `unknown agent "${name}" (-a).${hint} Known agents: ${agentNames().join(", ")}.`,
+    );
   }
   return factory();
 }

@@ -1,5 +1,5 @@
 // One clear line on stderr and the exit status the docs promise: 2 for bad input, 1 otherwise.
-import { UserInputError, messageOf } from "../errors.js";
+import { messageOf, UserInputError } from "../errors.js";
 
 export class ExitCode extends Error {
   constructor(readonly code: number) {
@@ -16,7 +16,9 @@ export function reportError(err: unknown): number {
   const code = (err as { code?: string }).code;
   // commander has already printed its message; usage mistakes are bad input (2), help is not.
   if (typeof code === "string" && code.startsWith("commander.")) {
-    return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help" ? 0 : 2;
+    return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help"
+      ? 0
+      : 2;
   }
   process.stderr.write(`bench: ${messageOf(err)}\n`);
   if (process.env.BENCHFLOW_DEBUG) process.stderr.write(`${(err as Error).stack ?? ""}\n`);

@@ -17,7 +17,10 @@ export function rolloutLine(r: TrialResult, withTask: boolean): string {
     const tag = r.error_category ? ` (${r.error_category})` : "";
     return `${head}  reward ${formatReward(reward)}${tag}${lastLine ? `: ${lastLine}` : ""}`;
   }
-  const category = r.error_category && !["timeout", "agent_error"].includes(r.error_category) ? r.error_category : (r.verifier_error_category ?? r.error_category ?? "unscored");
+  const category =
+    r.error_category && !["timeout", "agent_error"].includes(r.error_category)
+      ? r.error_category
+      : (r.verifier_error_category ?? r.error_category ?? "unscored");
   const message = category === r.verifier_error_category ? r.verifier_error : r.error;
   return `${head}  unscored (${category}): ${message ?? "no reward"}`;
 }

@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from "commander";
 
 export function parseInteger(value: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`expected a whole number, got ${JSON.stringify(value)}`);
+  if (!/^-?\d+$/.test(value.trim()))
+    throw new InvalidArgumentError(`expected a whole number, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 

@@ -4,7 +4,10 @@ import type { EvaluationEvent } from "../job/evaluation.js";
 import { rewardOf } from "../job/summary.js";
 import { formatReward } from "./format.js";
 
-export function createProgress(stream: NodeJS.WriteStream, opts: { quiet: boolean }): (e: EvaluationEvent) => void {
+export function createProgress(
+  stream: NodeJS.WriteStream,
+  opts: { quiet: boolean },
+): (e: EvaluationEvent) => void {
   const tty = stream.isTTY === true;
   let running = 0;
   let done = 0;
@@ -14,7 +17,9 @@ export function createProgress(stream: NodeJS.WriteStream, opts: { quiet: boolea
   const t0 = Date.now();
   const redraw = () => {
     const secs = ((Date.now() - t0) / 1000).toFixed(1);
-    stream.write(`\r\x1b[2K${done}/${total} done · ${running} running · ${passed} passed · ${errored} errored · ${secs}s`);
+    stream.write(
+      `\r\x1b[2K${done}/${total} done · ${running} running · ${passed} passed · ${errored} errored · ${secs}s`,
+    );
   };
   const line = (text: string) => {
     if (tty) stream.write("\r\x1b[2K");
@@ -41,7 +46,8 @@ export function createProgress(stream: NodeJS.WriteStream, opts: { quiet: boolea
         if (reward === 1) passed++;
         if (reward === null) errored++;
         if (opts.quiet) break;
-        const verdict = reward === null ? `unscored (${e.result.outcome ?? "error"})` : `reward ${formatReward(reward)}`;
+        const verdict =
+          reward === null ? `unscored (${e.result.outcome ?? "error"})` : `reward ${formatReward(reward)}`;
         const secs = e.result.timing?.total?.toFixed(2) ?? "?";
         if (tty) redraw();
         else line(`${e.trialLabel} ${e.result.rollout_name} ${verdict} (${secs}s)`);

@@ -37,7 +37,11 @@ export function registerRunCommand(program: Command): void {
     .option("-j, --concurrency <n>", "trials at once within a job", parseInteger, 4)
     .option("--jobs-dir <dir>", "where jobs are written", "jobs")
     .option("--job-name <name>", "name of the jobs; running again with the same name resumes them")
-    .option("--sandbox <kind>", "auto, namespace or container (default: $BENCHFLOW_SANDBOX or auto)", process.env.BENCHFLOW_SANDBOX ?? "auto")
+    .option(
+      "--sandbox <kind>",
+      "auto, namespace or container (default: $BENCHFLOW_SANDBOX or auto)",
+      process.env.BENCHFLOW_SANDBOX ?? "auto",
+    )
     .option("--retry-attempts <n>", "retries of an infrastructure failure", parseInteger, 2)
     .option("--include <name-or-glob>", "only these tasks (repeatable)", collect, [])
     .option("--exclude <name-or-glob>", "not these tasks (repeatable)", collect, [])

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { ReplacedMarker, TrialResult, rolloutNameFor, taskNameFromRolloutDir } from "../schemas/result.js";
+import { ReplacedMarker, rolloutNameFor, TrialResult, taskNameFromRolloutDir } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 
 export type AttemptState = "finished" | "missing_result" | "truncated_result";
@@ -59,7 +59,9 @@ export async function scanAttempts(jobDir: string): Promise<Map<string, Attempt[
     return byTask;
   }
   const attempts = await Promise.all(
-    entries.filter((e) => ROLLOUT_DIR.test(e)).map((e) => readAttempt(path.join(jobDir, e)).catch(() => null)),
+    entries
+      .filter((e) => ROLLOUT_DIR.test(e))
+      .map((e) => readAttempt(path.join(jobDir, e)).catch(() => null)),
   );
   for (const a of attempts) {
     if (!a) continue;
@@ -84,7 +86,11 @@ export function needsRun(final: Attempt | null): boolean {
   return final === null || final.state !== "finished" || final.result?.error_category === "interrupted";
 }
 
-export async function markReplaced(attempt: Attempt, by: string, reason: ReplacedMarker["reason"]): Promise<void> {
+export async function markReplaced(
+  attempt: Attempt,
+  by: string,
+  reason: ReplacedMarker["reason"],
+): Promise<void> {
   const marker: ReplacedMarker = { replaced_by: by, reason, at: new Date().toISOString() };
   await writeJsonAtomic(path.join(attempt.dir, "replaced.json"), marker);
 }

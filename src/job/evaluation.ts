@@ -85,7 +85,9 @@ export class Evaluation {
       emit({ type: "job-end", outcome });
     }
     const results = jobs.flatMap((j) => j.results);
-    const failed = results.some((r) => isInfrastructure(r.error_category) || r.verifier_error_category !== null);
+    const failed = results.some(
+      (r) => isInfrastructure(r.error_category) || r.verifier_error_category !== null,
+    );
     const missing = jobs.length < plan.jobs.length || results.length < plan.jobs.length * plan.tasks.length;
     return {
       jobs,

@@ -41,7 +41,11 @@ export interface LoadedJob {
 const MAX_DEPTH = 4;
 
 async function isJobDir(dir: string, entries: string[]): Promise<boolean> {
-  return entries.includes("evaluation.json") || entries.includes("summary.json") || entries.some((e) => /__[0-9a-f]{8}$/.test(e));
+  return (
+    entries.includes("evaluation.json") ||
+    entries.includes("summary.json") ||
+    entries.some((e) => /__[0-9a-f]{8}$/.test(e))
+  );
 }
 
 async function findJobDirs(dir: string, depth: number): Promise<string[]> {
@@ -74,7 +78,11 @@ function toTrial(a: Attempt, jobDir: string, replaced: boolean): LoadedTrial {
     reward,
     rewards: r?.rewards ?? null,
     outcome: r ? (r.outcome ?? outcomeOf(errorCategory, verifierErrorCategory)) : null,
-    scoreOutcome: scoreOutcomeOf({ reward, error_category: errorCategory ?? (r ? null : "infra_error"), verifier_error_category: verifierErrorCategory }),
+    scoreOutcome: scoreOutcomeOf({
+      reward,
+      error_category: errorCategory ?? (r ? null : "infra_error"),
+      verifier_error_category: verifierErrorCategory,
+    }),
     errorCategory,
     verifierErrorCategory,
     error: r?.error ?? null,

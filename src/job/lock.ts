@@ -5,17 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
 import { EvaluationLock } from "../schemas/result.js";
+import { pidAlive } from "../util/process.js";
 
 export const LOCK_FILE = ".evaluation.lock";
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 async function readLock(file: string): Promise<EvaluationLock | null> {
   try {
@@ -31,7 +23,11 @@ export interface JobLock {
 
 export async function acquireLock(jobDir: string): Promise<JobLock> {
   const file = path.join(jobDir, LOCK_FILE);
-  const mine: EvaluationLock = { pid: process.pid, host: os.hostname(), started_at: new Date().toISOString() };
+  const mine: EvaluationLock = {
+    pid: process.pid,
+    host: os.hostname(),
+    started_at: new Date().toISOString(),
+  };
   const body = `${JSON.stringify(mine)}\n`;
   try {
     await fs.writeFile(file, body, { flag: "wx" });

@@ -8,8 +8,8 @@ import { UserInputError } from "../errors.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
-import { discoverTasks } from "../task/discover.js";
 import { taskDigest } from "../task/digest.js";
+import { discoverTasks } from "../task/discover.js";
 import { loadTask } from "../task/load.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
@@ -68,7 +68,8 @@ export interface PlannedEvaluation {
 
 function positiveInt(value: number | undefined, fallback: number, flag: string, min = 1): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min) throw new UserInputError(`${flag} must be an integer >= ${min}; got ${value}`);
+  if (!Number.isInteger(v) || v < min)
+    throw new UserInputError(`${flag} must be an integer >= ${min}; got ${value}`);
   return v;
 }
 
@@ -78,15 +79,21 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const retryAttempts = positiveInt(s.retryAttempts, 2, "--retry-attempts", 0);
   const agent = resolveAgent(s.agent);
   if (agent.usesModel && !s.model) {
-    throw new UserInputError(`agent ${agent.name} calls a model: pass -m provider/model (e.g. -m vllm/my-policy)`);
+    throw new UserInputError(
+      `agent ${agent.name} calls a model: pass -m provider/model (e.g. -m vllm/my-policy)`,
+    );
   }
   const model = agent.usesModel ? (s.model ?? null) : null;
   if (s.jobName != null && !validJobName(s.jobName)) {
-    throw new UserInputError(`--job-name ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`);
+    throw new UserInputError(
+      `--job-name ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
+    );
   }
   const tasksPath = path.resolve(s.tasks);
   const dirs = await discoverTasks(tasksPath, { include: s.include, exclude: s.exclude });
-  const tasks = await Promise.all(dirs.map(async (dir) => ({ task: await loadTask(dir), digest: await taskDigest(dir) })));
+  const tasks = await Promise.all(
+    dirs.map(async (dir) => ({ task: await loadTask(dir), digest: await taskDigest(dir) })),
+  );
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
   if (backend.kind === "namespace") warnings.push(...runStepWarnings(tasks));
@@ -117,7 +124,20 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     jobs.push({ trialLabel: label, jobDir, resume, plan });
   }
   const trialSettings = { sandbox: backend.kind, concurrency, trials, ...s.recordSettings };
-  return { jobName, jobsDir, agent, model, backend, sandboxReason: reason, concurrency, retryAttempts, tasks, jobs, warnings, trialSettings };
+  return {
+    jobName,
+    jobsDir,
+    agent,
+    model,
+    backend,
+    sandboxReason: reason,
+    concurrency,
+    retryAttempts,
+    tasks,
+    jobs,
+    warnings,
+    trialSettings,
+  };
 }
 
 /** Make sure the jobs directory can be written; called by run, not by --dry-run. */
@@ -174,7 +194,9 @@ async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: st
   for (const t of plan.tasks) {
     const before = was.tasks.find((w) => w.name === t.name);
     if (before && before.digest !== t.digest) {
-      warnings.push(`task ${t.name} changed since job ${plan.job_name} was planned; its finished rollouts keep the old version`);
+      warnings.push(
+        `task ${t.name} changed since job ${plan.job_name} was planned; its finished rollouts keep the old version`,
+      );
     }
   }
   plan.created_at = was.created_at;

@@ -10,7 +10,14 @@ import type { Task } from "../task/types.js";
 import { runTrial } from "../trial/run.js";
 import type { TrialPlan } from "../trial/types.js";
 import { writeJsonAtomic } from "../util/fs.js";
-import { type Attempt, finalAttempt, markReplaced, needsRun, newRolloutName, scanAttempts } from "./attempts.js";
+import {
+  type Attempt,
+  finalAttempt,
+  markReplaced,
+  needsRun,
+  newRolloutName,
+  scanAttempts,
+} from "./attempts.js";
 import { acquireLock } from "./lock.js";
 import { summarize } from "./summary.js";
 
@@ -65,7 +72,9 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
       if (spec.signal.aborted) return;
       results.set(jobTask.task.name, await runWithRetries(spec, jobTask, previous));
     });
-    const ordered = spec.tasks.map((t) => results.get(t.task.name)).filter((r): r is TrialResult => r !== undefined);
+    const ordered = spec.tasks
+      .map((t) => results.get(t.task.name))
+      .filter((r): r is TrialResult => r !== undefined);
     const summary = summarize(ordered, {
       jobName: spec.jobName,
       agent: spec.agent.name,
@@ -100,7 +109,9 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
     }
     const next = newRolloutName(jobTask.task.name);
     await markReplaced({ dir: path.join(spec.jobDir, rolloutName) } as Attempt, next, "retried");
-    spec.warn(`${spec.trialLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`);
+    spec.warn(
+      `${spec.trialLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
+    );
     await sleep((spec.retryBackoffMs ?? 500) * 2 ** retry);
     replaces = rolloutName;
     rolloutName = next;

@@ -9,7 +9,14 @@ export function rewardOf(r: TrialResult): number | null {
 
 export function summarize(
   results: TrialResult[],
-  info: { jobName: string; agent: string; model: string | null; environment: string; concurrency: number; startedAt: Date },
+  info: {
+    jobName: string;
+    agent: string;
+    model: string | null;
+    environment: string;
+    concurrency: number;
+    startedAt: Date;
+  },
 ): JobSummary {
   const counts = { passed: 0, failed: 0, errored: 0, verifier_errored: 0 };
   const errorCategories: Record<string, number> = {};
@@ -18,10 +25,17 @@ export function summarize(
   for (const r of results) {
     const reward = rewardOf(r);
     if (reward !== null) scored.push(reward);
-    counts[scoreOutcomeOf({ reward, error_category: r.error_category, verifier_error_category: r.verifier_error_category })]++;
+    counts[
+      scoreOutcomeOf({
+        reward,
+        error_category: r.error_category,
+        verifier_error_category: r.verifier_error_category,
+      })
+    ]++;
     if (r.error_category) errorCategories[r.error_category] = (errorCategories[r.error_category] ?? 0) + 1;
     if (r.verifier_error_category) {
-      verifierErrorCategories[r.verifier_error_category] = (verifierErrorCategories[r.verifier_error_category] ?? 0) + 1;
+      verifierErrorCategories[r.verifier_error_category] =
+        (verifierErrorCategories[r.verifier_error_category] ?? 0) + 1;
     }
   }
   const total = results.length;

@@ -14,13 +14,16 @@ async function usable(kind: SandboxKind): Promise<{ backend: SandboxBackend | nu
   return { backend: why === null ? backend : null, why };
 }
 
-export async function selectBackend(choice: SandboxChoice): Promise<{ backend: SandboxBackend; reason: string }> {
+export async function selectBackend(
+  choice: SandboxChoice,
+): Promise<{ backend: SandboxBackend; reason: string }> {
   if (choice !== "auto" && choice !== "namespace" && choice !== "container") {
     throw new UserInputError(`--sandbox must be auto, namespace or container; got ${JSON.stringify(choice)}`);
   }
   if (choice !== "auto") {
     const { backend, why } = await usable(choice);
-    if (!backend) throw new UserInputError(`--sandbox ${choice} cannot run here: ${why} (bench doctor says more)`);
+    if (!backend)
+      throw new UserInputError(`--sandbox ${choice} cannot run here: ${why} (bench doctor says more)`);
     return { backend, reason: `--sandbox ${choice}` };
   }
   const container = await usable("container");

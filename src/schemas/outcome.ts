@@ -64,7 +64,8 @@ export function scoreOutcomeOf(r: {
   verifier_error_category: string | null;
 }): ScoreOutcome {
   if (r.reward !== null) return r.reward === 1 ? "passed" : "failed";
-  if (r.error_category && r.error_category !== "timeout" && r.error_category !== "agent_error") return "errored";
+  if (r.error_category && r.error_category !== "timeout" && r.error_category !== "agent_error")
+    return "errored";
   if (r.verifier_error_category) return "verifier_errored";
   return "errored";
 }

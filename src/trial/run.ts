@@ -6,7 +6,7 @@ import path from "node:path";
 import type { AgentContext, AgentRunResult, TrajectoryEvent } from "../agents/types.js";
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { type OutcomeCategory, isInfrastructure, outcomeOf } from "../schemas/outcome.js";
+import { isInfrastructure, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
@@ -24,7 +24,14 @@ interface TrialState {
 export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
   const startedAt = new Date();
-  const state: TrialState = { sandbox: null, events: [], agentResult: null, error: null, verifier: null, timing: {} };
+  const state: TrialState = {
+    sandbox: null,
+    events: [],
+    agentResult: null,
+    error: null,
+    verifier: null,
+    timing: {},
+  };
   await fs.mkdir(rolloutDir, { recursive: true });
   await writeJsonAtomic(path.join(rolloutDir, "config.json"), configOf(plan, startedAt));
   try {
@@ -38,7 +45,10 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
       });
     }
   } catch (err) {
-    state.error ??= { category: plan.signal.aborted ? "interrupted" : categoryOf(err), message: messageOf(err) };
+    state.error ??= {
+      category: plan.signal.aborted ? "interrupted" : categoryOf(err),
+      message: messageOf(err),
+    };
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
     await state.sandbox?.stop().catch(() => undefined);
@@ -57,7 +67,8 @@ async function phase(state: TrialState, name: keyof TimingInfo, work: () => Prom
 }
 
 async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
-  if (plan.signal.aborted) throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
+  if (plan.signal.aborted)
+    throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
   try {
     state.sandbox = await plan.backend.create({
       task: plan.task,
@@ -66,7 +77,9 @@ async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
       network: plan.task.config.sandbox.networkMode !== "no-network",
     });
   } catch (err) {
-    throw err instanceof CategorizedError ? err : new CategorizedError("sandbox_setup", messageOf(err), { cause: err });
+    throw err instanceof CategorizedError
+      ? err
+      : new CategorizedError("sandbox_setup", messageOf(err), { cause: err });
   }
 }
 
@@ -89,7 +102,9 @@ async function setupAgent(plan: TrialPlan, ctx: AgentContext): Promise<void> {
   try {
     await plan.agent.setup?.(ctx);
   } catch (err) {
-    throw err instanceof CategorizedError ? err : new CategorizedError("agent_setup", messageOf(err), { cause: err });
+    throw err instanceof CategorizedError
+      ? err
+      : new CategorizedError("agent_setup", messageOf(err), { cause: err });
   }
 }
 
@@ -106,8 +121,10 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): 
   } finally {
     if (timer) clearTimeout(timer);
   }
-  if (plan.signal.aborted) throw new CategorizedError("interrupted", "the run was interrupted while the agent ran");
-  if (deadline.signal.aborted) state.error = { category: "timeout", message: `agent timed out after ${limit}s` };
+  if (plan.signal.aborted)
+    throw new CategorizedError("interrupted", "the run was interrupted while the agent ran");
+  if (deadline.signal.aborted)
+    state.error = { category: "timeout", message: `agent timed out after ${limit}s` };
 }
 
 /** Policy failures are still scored; infrastructure failures and interrupts are not worth a verifier run. */
@@ -122,7 +139,12 @@ async function collectLogs(sandbox: Sandbox | null, rolloutDir: string): Promise
   await sandbox.download("/logs/artifacts", path.join(rolloutDir, "artifacts")).catch(() => undefined);
 }
 
-async function finishTrial(plan: TrialPlan, state: TrialState, rolloutDir: string, startedAt: Date): Promise<TrialResult> {
+async function finishTrial(
+  plan: TrialPlan,
+  state: TrialState,
+  rolloutDir: string,
+  startedAt: Date,
+): Promise<TrialResult> {
   let result = resultOf(plan, state, startedAt);
   if (plan.finalize) result = await plan.finalize(result);
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
@@ -130,7 +152,10 @@ async function finishTrial(plan: TrialPlan, state: TrialState, rolloutDir: strin
   await Promise.all([
     writeJsonAtomic(path.join(rolloutDir, "timing.json"), state.timing),
     writeJsonAtomic(path.join(rolloutDir, "prompts.json"), [plan.task.instruction]),
-    writeFileAtomic(path.join(rolloutDir, "trajectory", "acp_trajectory.jsonl"), trajectory ? `${trajectory}\n` : ""),
+    writeFileAtomic(
+      path.join(rolloutDir, "trajectory", "acp_trajectory.jsonl"),
+      trajectory ? `${trajectory}\n` : "",
+    ),
   ]);
   await writeJsonAtomic(path.join(rolloutDir, "result.json"), result);
   return result;

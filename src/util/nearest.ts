@@ -1,6 +1,9 @@
 // "Did you mean ...?" for names the user typed: optimal-string-alignment edit distance.
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [
+    i,
+    ...new Array<number>(b.length).fill(0),
+  ]);
   for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
   for (let i = 1; i <= a.length; i++) {
     const row = d[i] as number[];

@@ -52,7 +52,10 @@ describe("resolveReward", () => {
     const mean = resolveReward({ json: '{"metrics": {"a": 1, "b": 0}}' }, unit);
     assert.ok(mean?.ok);
     assert.equal(mean.rewards.reward, 0.5);
-    const weighted = resolveReward({ json: '{"metrics": {"a": 1, "b": 0}, "aggregate": "weighted_mean", "weights": {"a": 3, "b": 1}}' }, unit);
+    const weighted = resolveReward(
+      { json: '{"metrics": {"a": 1, "b": 0}, "aggregate": "weighted_mean", "weights": {"a": 3, "b": 1}}' },
+      unit,
+    );
     assert.ok(weighted?.ok);
     assert.equal(weighted.rewards.reward, 0.75);
   });

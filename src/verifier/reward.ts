@@ -31,7 +31,8 @@ function aggregate(metrics: Record<string, unknown>, policy: unknown, weights: u
   const entries = Object.entries(metrics);
   if (entries.length === 0) return "reward.json metrics is empty";
   for (const [k, v] of entries) {
-    if (typeof v !== "number" || !Number.isFinite(v)) return `reward.json metric ${k} must be a finite number`;
+    if (typeof v !== "number" || !Number.isFinite(v))
+      return `reward.json metric ${k} must be a finite number`;
   }
   const values = entries.map(([, v]) => v as number);
   if (policy === undefined || policy === "mean") return values.reduce((a, b) => a + b, 0) / values.length;
@@ -59,7 +60,8 @@ function parseRewardJson(text: string): JsonReward {
   }
   const obj = value as Record<string, unknown>;
   if ("reward" in obj) {
-    if (typeof obj.reward !== "number") return `reward.json "reward" must be a number; got ${JSON.stringify(obj.reward)}`;
+    if (typeof obj.reward !== "number")
+      return `reward.json "reward" must be a number; got ${JSON.stringify(obj.reward)}`;
     const { reward, ...extra } = obj;
     return { reward, extra };
   }
@@ -83,7 +85,10 @@ export function resolveReward(files: RewardFiles, range: [number, number]): Rewa
       const txt = parseRewardText(files.txt);
       if (typeof txt === "string") return { ok: false, message: txt };
       if (Math.abs(txt - reward) > 1e-6) {
-        return { ok: false, message: `reward.json says ${reward} but reward.txt says ${txt}: they must agree` };
+        return {
+          ok: false,
+          message: `reward.json says ${reward} but reward.txt says ${txt}: they must agree`,
+        };
       }
     }
   } else if (files.txt !== undefined) {

@@ -16,7 +16,11 @@ export interface VerifierOutcome {
   lastLine: string | null;
 }
 
-export async function runVerifier(sandbox: Sandbox, task: Task, rolloutDir: string): Promise<VerifierOutcome> {
+export async function runVerifier(
+  sandbox: Sandbox,
+  task: Task,
+  rolloutDir: string,
+): Promise<VerifierOutcome> {
   await sandbox.killAgentProcesses();
   await sandbox.upload(task.verifierDir, task.verifierMount);
   const { timeoutSec, env } = task.config.verifier;
@@ -33,14 +37,19 @@ export async function runVerifier(sandbox: Sandbox, task: Task, rolloutDir: stri
   const lastLine = lastLineOf(files.stdout);
   const base = { exitCode: run.exitCode, lastLine };
   if (run.timedOut) {
-    return { ...base, rewards: null, error: { category: "verifier_timeout", message: `verifier timed out after ${timeoutSec}s` } };
+    return {
+      ...base,
+      rewards: null,
+      error: { category: "verifier_timeout", message: `verifier timed out after ${timeoutSec}s` },
+    };
   }
   const verdict = resolveReward(files, task.config.verifier.rewardRange);
   if (verdict === null) {
     const message = `verifier exited with rc=${run.exitCode}; no reward file found in /logs/verifier (write reward.txt or reward.json)`;
     return { ...base, rewards: null, error: { category: "verifier_failure", message } };
   }
-  if (!verdict.ok) return { ...base, rewards: null, error: { category: "verifier_failure", message: verdict.message } };
+  if (!verdict.ok)
+    return { ...base, rewards: null, error: { category: "verifier_failure", message: verdict.message } };
   return { ...base, rewards: verdict.rewards, error: null };
 }
 
@@ -63,6 +72,9 @@ async function readRewardFiles(dir: string) {
 
 function lastLineOf(text: string | undefined): string | null {
   if (!text) return null;
-  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
   return lines.at(-1)?.slice(0, 300) ?? null;
 }

@@ -15,7 +15,10 @@ export interface BenchRun {
   stderr: string;
 }
 
-export function startBench(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): ChildProcess {
+export function startBench(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): ChildProcess {
   return spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
     cwd: opts.cwd ?? REPO,
     env: { ...process.env, ...opts.env },
@@ -23,7 +26,10 @@ export function startBench(args: string[], opts: { cwd?: string; env?: Record<st
   });
 }
 
-export function bench(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<BenchRun> {
+export function bench(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<BenchRun> {
   const child = startBench(args, opts);
   let stdout = "";
   let stderr = "";

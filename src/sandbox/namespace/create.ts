@@ -6,6 +6,7 @@ import { SandboxSetupError, type SandboxSpec } from "../types.js";
 import { AGENT_HOME, isWithin, systemEntriesOf } from "./host.js";
 import { sandboxPathOf, systemRootOf, type TreeView } from "./paths.js";
 import type { ToolSetup } from "./probe.js";
+import { reapOrphanScratch } from "./reap.js";
 import { NamespaceSandbox } from "./sandbox.js";
 import {
   makeAgentFolders,
@@ -47,6 +48,7 @@ export async function createNamespaceSandbox(
     );
   }
   const parent = await scratchParent(options.scratchDir);
+  await reapOrphanScratch(parent);
   const hidden = await hiddenPaths(view, [
     task.dir,
     task.environmentDir,

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { AGENT_HOME, AGENT_NAME, type SystemEntry } from "./host.js";
 import type { NamespaceTool } from "./plan.js";
+import { writeOwner } from "./reap.js";
 import { DEV_NODES } from "./unshare.js";
 
 export interface Owner {
@@ -51,6 +52,7 @@ export async function makeScratchRoot(parent: string, name: string): Promise<Scr
   const fsRoot = path.join(dir, "fs");
   const metaDir = path.join(dir, "meta");
   await Promise.all([fs.mkdir(fsRoot, { mode: 0o755 }), fs.mkdir(metaDir, { mode: 0o755 })]);
+  await writeOwner(metaDir);
   return { dir, fsRoot, metaDir };
 }
 

@@ -1,0 +1,218 @@
+// `bench train convert | stream | validate`: parse flags, call src/train, print.
+import { once } from "node:events";
+import { promises as fs } from "node:fs";
+import type { Command } from "commander";
+import { messageOf, UserInputError } from "../errors.js";
+import type { Normalisation } from "../train/advantage.js";
+import { convertJob } from "../train/convert.js";
+import type { ConvertResult } from "../train/convert-types.js";
+import { JobProcessGone, StreamTimeout } from "../train/errors.js";
+import { pyJson } from "../train/py-json.js";
+import type { RowMode } from "../train/rows.js";
+import type { StreamRecord } from "../train/schema-stream.js";
+import { streamRollouts } from "../train/stream.js";
+import { type RowFormat, validateFile } from "../train/validate.js";
+import { ExitCode } from "./errors.js";
+
+const GROUP_BY_HELP = "keys from task, agent, model, task_digest, job, policy_version";
+
+function num(
+  flag: string,
+  value: string | undefined,
+  opts: { integer?: boolean; min?: number } = {},
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  const bad =
+    value.trim() === "" ||
+    !Number.isFinite(n) ||
+    (opts.integer && !Number.isInteger(n)) ||
+    (opts.min !== undefined && n < opts.min);
+  if (bad) {
+    const kind = opts.integer ? "a whole number" : "a number";
+    throw new UserInputError(
+      `${flag}: "${value}" is not ${kind}${opts.min !== undefined ? ` of at least ${opts.min}` : ""}.`,
+    );
+  }
+  return n;
+}
+
+/** Runs an action; errors become one line on stderr and the exit code the docs promise. */
+async function action(name: string, fn: () => Promise<number>): Promise<void> {
+  let code: number;
+  try {
+    code = await fn();
+  } catch (err) {
+    // The reader went away (`| head`): not a failure of ours.
+    if ((err as NodeJS.ErrnoException).code === "EPIPE") return;
+    process.stderr.write(`bench train ${name}: ${messageOf(err)}\n`);
+    if (err instanceof UserInputError) code = 2;
+    else if (err instanceof JobProcessGone || err instanceof StreamTimeout) code = err.exitCode;
+    else code = 1;
+  }
+  if (code !== 0) throw new ExitCode(code);
+}
+
+export function convertLines(res: ConvertResult, out: string): string[] {
+  const lines = [`Converted ${res.rows} row(s) from ${res.rollouts} rollout(s) -> ${out}`];
+  const g = res.groups;
+  if (!g) return lines;
+  let line = `Groups (${g.normalisation}, by ${g.by.join(",")}): ${g.groups}; ${g.unscored} unscored rollout(s) left out of every baseline`;
+  if (g.singleScored > 0) line += `; ${g.singleScored} group(s) with one scored rollout (no advantage)`;
+  const withheld = Object.entries(g.withheld).filter(([, n]) => (n ?? 0) > 0);
+  if (withheld.length > 0) {
+    const total = withheld.reduce((a, [, n]) => a + (n ?? 0), 0);
+    line += `; ${total} group(s) withheld (${withheld.map(([r, n]) => `${r}: ${n}`).join(", ")})`;
+  }
+  lines.push(`${line}.`);
+  return lines;
+}
+
+/** The seed's human form: `trial-01/.../task__c6049d70   reward 0.0  advantage -0.577`. */
+export function textLine(r: StreamRecord): string {
+  const reward =
+    r.reward === null ? "null" : Number.isInteger(r.reward) ? r.reward.toFixed(1) : String(r.reward);
+  const advantage = r.advantage === null ? "  none" : r.advantage.toFixed(3).padStart(6);
+  const notes = [
+    r.retried ? "retried" : null,
+    r.withheld ? `withheld: ${r.withheld}` : null,
+    r.group_complete === false ? "incomplete group" : null,
+    r.error ? `error: ${r.error}` : null,
+  ].filter((n) => n !== null);
+  return `${r.rollout_path}   reward ${reward}  advantage ${advantage}${notes.length > 0 ? `  (${notes.join("; ")})` : ""}`;
+}
+
+async function writeOut(text: string): Promise<void> {
+  if (!process.stdout.write(text)) await once(process.stdout, "drain");
+}
+
+export function registerTrainCommands(program: Command): Command {
+  const train = program
+    .command("train")
+    .description("Turn rollouts into training data: rows with group advantages, a live stream, checks");
+
+  train
+    .command("convert")
+    .description(
+      "Write one training row per rollout (or per model call) from a job, a folder of jobs or a rollout",
+    )
+    .argument("<jobs>", "a rollout folder, a job folder, or a folder of jobs")
+    .requiredOption("-o, --out <file>", "the JSONL file to write")
+    .option("--format <format>", "prime-sft, trl-sft or tokens", "prime-sft")
+    .option("--row-mode <mode>", "rollout (the last model call) or exchange (every model call)", "rollout")
+    .option("--group-advantage <kind>", "add advantages and a group block: grpo or loo")
+    .option("--group-by <keys>", GROUP_BY_HELP, "task,agent,model,job")
+    .option(
+      "--min-reward <x>",
+      "write rows only for rollouts with at least this reward (after the advantages)",
+    )
+    .option("--manifest <file>", "write counts by reason and every group with its members")
+    .option("--expected-rows <n>", "fail, writing nothing, unless exactly this many rows come out")
+    .action((jobs: string, o: Record<string, string | undefined>) =>
+      action("convert", async () => {
+        const out = o.out as string;
+        const res = await convertJob({
+          jobs,
+          out,
+          format: o.format as RowFormat,
+          rowMode: o.rowMode as RowMode,
+          groupAdvantage: o.groupAdvantage as Normalisation | undefined,
+          groupBy: o.groupBy,
+          minReward: num("--min-reward", o.minReward),
+          manifest: o.manifest,
+          expectedRows: num("--expected-rows", o.expectedRows, { integer: true, min: 0 }),
+          onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
+        });
+        process.stdout.write(`${convertLines(res, out).join("\n")}\n`);
+        const notGrade = res.manifest.not_training_grade;
+        if (notGrade.length > 0) {
+          const first = notGrade[0] as { rollout_dir: string; reason: string };
+          process.stderr.write(
+            `bench train convert: warning: ${notGrade.length} rollout(s) are not training-grade and gave no row ` +
+              `(${first.rollout_dir}: ${first.reason}); --manifest lists them all\n`,
+          );
+        }
+        return 0;
+      }),
+    );
+
+  train
+    .command("stream")
+    .description("Print one JSON record per rollout as rollouts finish, already-finished ones first")
+    .argument("<path>", "a job folder or a folder of jobs (it may not exist yet)")
+    .option("--no-follow", "scan once and stop")
+    .option(
+      "--group-size <n>",
+      "hold a group's rollouts until n have finished, then print them with advantages",
+    )
+    .option("--group-by <keys>", GROUP_BY_HELP, "task,agent,model,job")
+    .option("--group-advantage <kind>", "grpo or loo", "grpo")
+    .option("--poll-interval <seconds>", "how often to look when file-system events are missed", "1")
+    .option("--timeout <seconds>", "stop after this long (exit 3)")
+    .option("--format <format>", "jsonl or text", "jsonl")
+    .action((input: string, o: Record<string, string | boolean | undefined>) =>
+      action("stream", async () => {
+        const format = o.format as string;
+        if (format !== "jsonl" && format !== "text")
+          throw new UserInputError(`--format: use jsonl or text, not "${format}".`);
+        const timeout = num("--timeout", o.timeout as string | undefined, { min: 0 });
+        const controller = new AbortController();
+        // A reader that went away (a closed pipe) ends the stream quietly.
+        const onError = () => controller.abort();
+        process.stdout.once("error", onError);
+        let n = 0;
+        try {
+          const records = streamRollouts(input, {
+            follow: o.follow !== false,
+            groupSize: num("--group-size", o.groupSize as string | undefined, { integer: true, min: 1 }),
+            groupBy: o.groupBy as string,
+            groupAdvantage: o.groupAdvantage as Normalisation,
+            pollIntervalMs: (num("--poll-interval", o.pollInterval as string, { min: 0.01 }) ?? 1) * 1000,
+            timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+            signal: controller.signal,
+            onWarning: (m) => process.stderr.write(`bench train stream: warning: ${m}\n`),
+          });
+          for await (const r of records) {
+            if (controller.signal.aborted) break;
+            await writeOut(format === "text" ? `${textLine(r)}\n` : `${JSON.stringify(r)}\n`);
+            n++;
+          }
+        } finally {
+          process.stdout.off("error", onError);
+          process.stderr.write(`bench train stream: ${n} rollouts streamed\n`);
+        }
+        return 0;
+      }),
+    );
+
+  train
+    .command("validate")
+    .description("Check every row: roles, tool calls matched to declared tools and to their results")
+    .argument("<file>", "a JSONL file of rows")
+    .option("--format <format>", "prime-sft, trl-sft or tokens (default: from each row)")
+    .option("--require-tool-calls", "fail when any row has no tool call")
+    .option("--expected-rows <n>", "fail unless exactly this many rows")
+    .action((file: string, o: Record<string, string | boolean | undefined>) =>
+      action("validate", async () => {
+        const stat = await fs.stat(file).catch(() => null);
+        if (!stat?.isFile())
+          throw new UserInputError(`${file}: no such file. Give the JSONL file convert wrote.`);
+        const report = await validateFile(file, {
+          format: o.format as RowFormat | undefined,
+          requireToolCalls: o.requireToolCalls === true,
+          expectedRows: num("--expected-rows", o.expectedRows as string | undefined, {
+            integer: true,
+            min: 0,
+          }),
+        });
+        const { errors, ...summary } = report;
+        process.stdout.write(`${pyJson(errors ? { ...summary, errors: errors.length } : summary)}\n`);
+        for (const e of errors ?? []) {
+          const where = e.line !== undefined ? `${file} line ${e.line}` : file;
+          process.stderr.write(`bench train validate: ${where}: ${e.message}\n`);
+        }
+        return report.ok ? 0 : 1;
+      }),
+    );
+  return train;
+}

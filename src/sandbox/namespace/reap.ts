@@ -1,0 +1,38 @@
+// A run killed with SIGKILL cannot remove its sandboxes' scratch roots. Each root names its owner
+// (pid and host); the next run on this host removes those whose owner is gone.
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pidAlive } from "../../util/process.js";
+import { removeTree } from "./scratch.js";
+
+const OWNER_FILE = "owner.json";
+
+export async function writeOwner(metaDir: string): Promise<void> {
+  await fs.writeFile(
+    path.join(metaDir, OWNER_FILE),
+    JSON.stringify({ pid: process.pid, host: os.hostname() }),
+  );
+}
+
+const reaped = new Set<string>();
+
+/** Remove orphaned scratch roots under `parent`, once per process and parent. Returns how many. */
+export async function reapOrphanScratch(parent: string): Promise<number> {
+  if (reaped.has(parent)) return 0;
+  reaped.add(parent);
+  let removed = 0;
+  for (const name of await fs.readdir(parent).catch(() => [] as string[])) {
+    const dir = path.join(parent, name);
+    let owner: { pid?: unknown; host?: unknown };
+    try {
+      owner = JSON.parse(await fs.readFile(path.join(dir, "meta", OWNER_FILE), "utf8"));
+    } catch {
+      continue; // being created right now, or not ours to judge
+    }
+    if (owner.host !== os.hostname() || typeof owner.pid !== "number" || pidAlive(owner.pid)) continue;
+    await removeTree(dir).catch(() => undefined);
+    removed++;
+  }
+  return removed;
+}
