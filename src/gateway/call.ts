@@ -1,0 +1,153 @@
+// One model call of one trial, end to end: parse, translate to chat, enforce the model and sampling,
+// add capture fields, exchange with the policy, answer the agent, and append the trajectory line.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { applyCapture, type CapturePlan, TokenCaptureCollector } from "./capture.js";
+import type { Dialect } from "./dialect.js";
+import { errorBody, GatewayError } from "./errors.js";
+import { type ExchangeTrace, newTrace, plainExchange, streamExchange } from "./exchange.js";
+import { redactHeaders } from "./redact.js";
+import { ASKED_NOTHING, agentAsked } from "./strip.js";
+import type { TrialState } from "./trials.js";
+import type { GatewayOptions, Json, JsonObject } from "./types.js";
+import { isObject } from "./types.js";
+import type { UpstreamClient } from "./upstream.js";
+
+export interface GatewayCore {
+  options: GatewayOptions;
+  upstream: UpstreamClient;
+  plan: CapturePlan;
+  timeoutSec: number;
+}
+
+const VERSION_HEADERS = ["x-policy-version", "x-model-version", "x-weights-version"];
+
+export async function handleCall(
+  core: GatewayCore,
+  dialect: Dialect,
+  trial: TrialState,
+  exchange: { req: IncomingMessage; res: ServerResponse; raw: Buffer | null; startedAt: number },
+): Promise<void> {
+  const { req, res, raw, startedAt } = exchange;
+  const requestTimestamp = new Date(Date.now() - (performance.now() - startedAt)).toISOString();
+  const { upstream } = core.options;
+  const capture = core.plan.enabled
+    ? new TokenCaptureCollector(core.plan, dialect.wire, upstream.provider)
+    : null;
+  const trace = newTrace();
+  let request: JsonObject | null = null;
+  let upstreamBody: JsonObject | null = null;
+  let error: GatewayError | null = null;
+  try {
+    request = parseRequest(raw);
+    upstreamBody = upstreamRequest(core, dialect, request);
+    const asked = dialect.wire === "openai-chat" ? agentAsked(request) : ASKED_NOTHING;
+    const input = { ...core, dialect, request, upstreamBody, asked, capture, res };
+    await (upstreamBody.stream === true ? streamExchange(input, trace) : plainExchange(input, trace));
+  } catch (err) {
+    error =
+      err instanceof GatewayError ? err : new GatewayError(500, `gateway error: ${(err as Error).message}`);
+    if (res.destroyed && !res.writableFinished) {
+      error = new GatewayError(499, "the agent closed the connection before the answer was complete");
+    } else if (!res.headersSent) {
+      const body = errorBody(dialect.wire, error.status, error.message, error.upstreamType);
+      trace.responseHeaders = { "content-type": "application/json" };
+      res.writeHead(error.status, trace.responseHeaders);
+      res.end(JSON.stringify(body));
+      trace.body = body;
+    }
+    trace.body ??= { error: { message: error.message, status: error.status } };
+    capture?.fail(error.message);
+  }
+  const version = policyVersion(core.options, trace);
+  const metadata: JsonObject = {
+    request_model: typeof request?.model === "string" ? request.model : null,
+    provider_model: `${upstream.provider}/${upstream.model}`,
+    call_type: dialect.callType,
+    wire: dialect.wire,
+    stream: upstreamBody?.stream === true,
+    input_shape: request
+      ? dialect.inputShape(request)
+      : { has_messages: false, has_input: false, n_messages: 0 },
+    call_purpose: "agent",
+    policy_version: version,
+    sampling: {
+      temperature: (upstreamBody?.temperature as Json) ?? null,
+      top_p: (upstreamBody?.top_p as Json) ?? null,
+      max_tokens: (upstreamBody?.max_tokens as Json) ?? null,
+    },
+    upstream_request: upstreamBody ? { path: core.upstream.chatPath, body: upstreamBody } : null,
+    upstream_status: trace.upstreamStatus,
+    usage: { input_tokens: trace.inputTokens, output_tokens: trace.outputTokens },
+  };
+  if (capture) metadata.token_capture = capture.build();
+  if (error) metadata.error = error.message;
+  trial.finish(
+    {
+      request: {
+        timestamp: requestTimestamp,
+        method: req.method ?? "POST",
+        path: req.url ?? "",
+        headers: redactHeaders(req.headers),
+        body: request ?? (raw ? raw.toString("utf8") : null),
+      },
+      response: {
+        timestamp: new Date().toISOString(),
+        status_code: error ? error.status : 200,
+        headers: redactHeaders(trace.responseHeaders),
+        body: trace.body,
+      },
+      duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+      metadata,
+    },
+    {
+      failed: error !== null,
+      agentClosed: error?.status === 499,
+      inputTokens: trace.inputTokens,
+      outputTokens: trace.outputTokens,
+      policyVersion: version,
+      error: error ? error.message : null,
+    },
+  );
+}
+
+function parseRequest(raw: Buffer | null): JsonObject {
+  if (raw === null) throw new GatewayError(413, "request body is over the gateway's 64 MiB limit");
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch (err) {
+    throw new GatewayError(400, `request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isObject(body)) throw new GatewayError(400, "request body must be a JSON object");
+  return body;
+}
+
+/** The chat request the policy gets: the user's model and sampling win over the agent's. */
+function upstreamRequest(core: GatewayCore, dialect: Dialect, request: JsonObject): JsonObject {
+  const body = dialect.toChat(request);
+  body.model = core.options.upstream.model;
+  const { temperature, topP, maxTokens } = core.options.sampling;
+  if (temperature !== undefined) body.temperature = temperature;
+  if (topP !== undefined) body.top_p = topP;
+  if (maxTokens !== undefined) {
+    body.max_tokens = maxTokens;
+    delete body.max_completion_tokens;
+  }
+  applyCapture(body, core.plan);
+  if (body.stream === true) {
+    const options = isObject(body.stream_options) ? body.stream_options : {};
+    body.stream_options = { ...options, include_usage: true };
+  } else {
+    delete body.stream_options;
+  }
+  return body;
+}
+
+function policyVersion(options: GatewayOptions, trace: ExchangeTrace): string | null {
+  if (options.policyVersion) return options.policyVersion;
+  for (const name of VERSION_HEADERS) {
+    const value = trace.upstreamHeaders?.[name];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return trace.upstreamModel;
+}

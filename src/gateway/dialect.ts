@@ -1,0 +1,34 @@
+// A dialect is what an agent speaks inbound. Every dialect goes upstream as OpenAI chat; these are the
+// two translations (request to chat, chat answer back) and the stream translator for SSE answers.
+import type { ChatAccumulator } from "./assemble.js";
+import type { GatewayError } from "./errors.js";
+import type { AgentAsked } from "./strip.js";
+import type { JsonObject, Wire } from "./types.js";
+
+export interface StreamTranslator {
+  /** SSE text for one upstream chunk ("" when the agent gets nothing from it). */
+  chunk(chunk: JsonObject, acc: ChatAccumulator): string;
+  /** SSE text that ends a stream that went well. */
+  finish(acc: ChatAccumulator): string;
+  /** SSE text that ends a stream that broke after the agent got its headers. */
+  fail(error: GatewayError, acc: ChatAccumulator): string;
+  /** The answer as the agent received it, assembled into one body (for the trajectory). */
+  assembled(acc: ChatAccumulator): JsonObject;
+}
+
+export interface Dialect {
+  readonly wire: Wire;
+  /** Upstream's LiteLLM call type, kept for readers of llm_trajectory.jsonl. */
+  readonly callType: string;
+  /** The agent's request as a chat request; model, sampling and capture fields are set afterwards. */
+  toChat(request: JsonObject): JsonObject;
+  /** The agent's answer for a plain (non-streamed) call. */
+  answer(upstream: JsonObject, request: JsonObject, asked: AgentAsked): JsonObject;
+  stream(request: JsonObject, asked: AgentAsked): StreamTranslator;
+  inputShape(request: JsonObject): JsonObject;
+}
+
+export function randomId(prefix: string): string {
+  const hex = Array.from({ length: 24 }, () => Math.floor(Math.random() * 16).toString(16)).join("");
+  return `${prefix}${hex}`;
+}

@@ -1,0 +1,172 @@
+// OpenAI Responses request -> chat request. Items become messages: function_call items join the
+// assistant turn before them, function_call_output items become tool messages, reasoning items ride
+// on the next assistant turn as `reasoning_content`. Custom (freeform) tools become one-string functions.
+import { GatewayError } from "../errors.js";
+import type { ChatMessage, ChatToolCall, Json, JsonObject } from "../types.js";
+import { isObject } from "../types.js";
+
+const CUSTOM_PARAMETERS: JsonObject = {
+  type: "object",
+  properties: { input: { type: "string", description: "The raw input for this tool." } },
+  required: ["input"],
+};
+
+/** Names of the request's custom (freeform) tools: their calls go back as custom_tool_call items. */
+export function customToolNames(request: JsonObject): Set<string> {
+  const names = new Set<string>();
+  if (!Array.isArray(request.tools)) return names;
+  for (const tool of request.tools) {
+    if (isObject(tool) && tool.type === "custom" && typeof tool.name === "string") names.add(tool.name);
+  }
+  return names;
+}
+
+export function responsesToChat(request: JsonObject): JsonObject {
+  if (typeof request.previous_response_id === "string" && request.previous_response_id !== "") {
+    throw new GatewayError(
+      400,
+      "previous_response_id is not supported: the gateway keeps no conversation state; send the whole input (store: false)",
+    );
+  }
+  const messages: ChatMessage[] = [];
+  if (typeof request.instructions === "string" && request.instructions !== "") {
+    messages.push({ role: "system", content: request.instructions });
+  }
+  if (typeof request.input === "string") messages.push({ role: "user", content: request.input });
+  else if (Array.isArray(request.input)) addItems(messages, request.input);
+  else throw new GatewayError(400, "`input` must be a string or a list of items");
+
+  const chat: JsonObject = { model: request.model ?? null, messages: messages as unknown as Json };
+  const tools = chatTools(request.tools);
+  if (tools.length > 0) {
+    chat.tools = tools;
+    if (request.tool_choice !== undefined) chat.tool_choice = toolChoice(request.tool_choice);
+    if (typeof request.parallel_tool_calls === "boolean")
+      chat.parallel_tool_calls = request.parallel_tool_calls;
+  }
+  if (typeof request.max_output_tokens === "number") chat.max_tokens = request.max_output_tokens;
+  if (typeof request.temperature === "number") chat.temperature = request.temperature;
+  if (typeof request.top_p === "number") chat.top_p = request.top_p;
+  if (isObject(request.reasoning) && typeof request.reasoning.effort === "string") {
+    chat.reasoning_effort = request.reasoning.effort;
+  }
+  const format = isObject(request.text) ? request.text.format : undefined;
+  if (isObject(format) && format.type === "json_schema") {
+    chat.response_format = {
+      type: "json_schema",
+      json_schema: {
+        name: format.name ?? "output",
+        schema: format.schema ?? {},
+        strict: format.strict ?? false,
+      },
+    };
+  } else if (isObject(format) && format.type === "json_object")
+    chat.response_format = { type: "json_object" };
+  chat.stream = request.stream === true;
+  return chat;
+}
+
+function addItems(messages: ChatMessage[], items: Json[]): void {
+  let reasoning = "";
+  const assistantTurn = (): ChatMessage => {
+    const last = messages[messages.length - 1];
+    if (last && last.role === "assistant" && reasoning === "") return last;
+    const turn: ChatMessage = { role: "assistant", content: null };
+    if (reasoning !== "") turn.reasoning_content = reasoning;
+    reasoning = "";
+    messages.push(turn);
+    return turn;
+  };
+  for (const item of items) {
+    if (!isObject(item)) continue;
+    const type = item.type ?? (typeof item.role === "string" ? "message" : null);
+    if (type === "message") {
+      const role = item.role === "developer" ? "system" : String(item.role ?? "user");
+      if (role === "assistant") {
+        const turn: ChatMessage = { role: "assistant", content: textOf(item.content) };
+        if (reasoning !== "") turn.reasoning_content = reasoning;
+        reasoning = "";
+        messages.push(turn);
+      } else messages.push({ role, content: userContent(item.content) });
+    } else if (type === "function_call" || type === "custom_tool_call") {
+      const args = type === "function_call" ? item.arguments : JSON.stringify({ input: item.input ?? "" });
+      const call: ChatToolCall = {
+        id: String(item.call_id ?? item.id ?? ""),
+        type: "function",
+        function: {
+          name: String(item.name ?? ""),
+          arguments: typeof args === "string" ? args : JSON.stringify(args),
+        },
+      };
+      const turn = assistantTurn();
+      turn.tool_calls = [...(turn.tool_calls ?? []), call];
+    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
+      messages.push({
+        role: "tool",
+        tool_call_id: String(item.call_id ?? ""),
+        content: textOf(item.output) ?? "",
+      });
+    } else if (type === "reasoning") {
+      reasoning += reasoningText(item);
+    }
+  }
+}
+
+function reasoningText(item: JsonObject): string {
+  const parts = Array.isArray(item.content) && item.content.length > 0 ? item.content : item.summary;
+  return Array.isArray(parts)
+    ? parts.map((p) => (isObject(p) && typeof p.text === "string" ? p.text : "")).join("")
+    : "";
+}
+
+/** Text of a content value (string, or parts with text); null when there is none. */
+function textOf(content: Json | undefined): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.filter(isObject).flatMap((p) => (typeof p.text === "string" ? [p.text] : []));
+  return texts.length > 0 ? texts.join("") : null;
+}
+
+function userContent(content: Json | undefined): string | JsonObject[] {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: JsonObject[] = content.filter(isObject).flatMap((p): JsonObject[] => {
+    if (typeof p.text === "string") return [{ type: "text", text: p.text }];
+    if (p.type === "input_image" && typeof p.image_url === "string") {
+      return [{ type: "image_url", image_url: { url: p.image_url } }];
+    }
+    return [];
+  });
+  if (parts.every((p) => p.type === "text")) return parts.map((p) => p.text as string).join("");
+  return parts;
+}
+
+function chatTools(tools: Json | undefined): JsonObject[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(isObject).flatMap((tool): JsonObject[] => {
+    if (tool.type === "function") {
+      const fn: JsonObject = { name: tool.name ?? "", parameters: tool.parameters ?? { type: "object" } };
+      if (typeof tool.description === "string") fn.description = tool.description;
+      return [{ type: "function", function: fn }];
+    }
+    if (tool.type === "custom") {
+      const description = typeof tool.description === "string" ? tool.description : "";
+      return [
+        { type: "function", function: { name: tool.name ?? "", description, parameters: CUSTOM_PARAMETERS } },
+      ];
+    }
+    return []; // built-in tools (web_search, ...) have no chat equivalent
+  });
+}
+
+function toolChoice(choice: Json): Json {
+  if (typeof choice === "string") return choice;
+  if (
+    isObject(choice) &&
+    (choice.type === "function" || choice.type === "custom") &&
+    typeof choice.name === "string"
+  ) {
+    return { type: "function", function: { name: choice.name } };
+  }
+  return "auto";
+}

@@ -1,0 +1,73 @@
+// Failed calls reach the agent as an error in its own dialect, with a message that says what broke.
+import type { JsonObject, Wire } from "./types.js";
+
+/** A call that failed: the HTTP status the agent gets and a message it can show. */
+export class GatewayError extends Error {
+  override name = "GatewayError";
+  constructor(
+    readonly status: number,
+    message: string,
+    /** The upstream's own error type, when it gave one. */
+    readonly upstreamType: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+const ANTHROPIC_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  504: "timeout_error",
+  529: "overloaded_error",
+};
+
+function openAiType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+/** The error body of a failed call, shaped as the inbound dialect documents it. */
+export function errorBody(
+  wire: Wire,
+  status: number,
+  message: string,
+  upstreamType?: string | null,
+): JsonObject {
+  if (wire === "anthropic-messages") {
+    const type = ANTHROPIC_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
+    return { type: "error", error: { type, message } };
+  }
+  const code = status === 401 ? "invalid_api_key" : null;
+  return { error: { message, type: upstreamType ?? openAiType(status), param: null, code } };
+}
+
+/** Pulls a readable message out of whatever error body an upstream sent. */
+export function upstreamErrorMessage(text: string): { message: string; type: string | null } {
+  let message = text.trim().slice(0, 2000);
+  let type: string | null = null;
+  try {
+    const body = JSON.parse(text) as {
+      error?: unknown;
+      message?: unknown;
+      detail?: unknown;
+      object?: unknown;
+    };
+    const err = body.error;
+    if (typeof err === "string") message = err;
+    else if (err && typeof err === "object") {
+      const e = err as { message?: unknown; type?: unknown };
+      if (typeof e.message === "string") message = e.message;
+      if (typeof e.type === "string") type = e.type;
+    } else if (typeof body.message === "string") message = body.message;
+    else if (typeof body.detail === "string") message = body.detail;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { message: message || "(empty body)", type };
+}

@@ -1,0 +1,164 @@
+// The recording model gateway: one HTTP server per job in front of the policy server. Agents speak
+// OpenAI chat, OpenAI Responses or Anthropic Messages with their trial's credential; every call goes
+// upstream as OpenAI chat and is appended to that trial's llm_trajectory.jsonl.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { UserInputError } from "../errors.js";
+import { type GatewayCore, handleCall } from "./call.js";
+import { planCapture } from "./capture.js";
+import type { Dialect } from "./dialect.js";
+import { anthropicDialect } from "./dialects/anthropic.js";
+import { chatDialect } from "./dialects/chat.js";
+import { responsesDialect } from "./dialects/responses.js";
+import { errorBody } from "./errors.js";
+import { credentialOf } from "./redact.js";
+import { TrialRegistry } from "./trials.js";
+import type { Gateway, GatewayOptions, TrialUsage, Wire } from "./types.js";
+import { UpstreamClient } from "./upstream.js";
+
+export type { Gateway, GatewayOptions, TrialUsage } from "./types.js";
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+const ROUTES: Record<string, Dialect> = {
+  "/v1/chat/completions": chatDialect,
+  "/chat/completions": chatDialect,
+  "/v1/responses": responsesDialect,
+  "/responses": responsesDialect,
+  "/v1/messages": anthropicDialect,
+  "/messages": anthropicDialect,
+};
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  checkOptions(options);
+  const core: GatewayCore = {
+    options,
+    upstream: new UpstreamClient(options.upstream.baseUrl, options.upstream.apiKey),
+    plan: planCapture(options),
+    timeoutSec: options.upstreamTimeoutSec ?? 600,
+  };
+  const trials = new TrialRegistry(options);
+
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    route(core, trials, req, res).catch((err: Error) => {
+      if (res.writableEnded) return;
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify(errorBody("openai-chat", 500, `gateway error: ${err.message}`)));
+    });
+  });
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+
+  return {
+    url: `http://${shown}:${port}`,
+    addTrial(trialName, opts) {
+      return { apiKey: trials.add(trialName, opts.trajectoryFile).apiKey };
+    },
+    async removeTrial(trialName) {
+      await trials.remove(trialName)?.close();
+    },
+    usage(trialName): TrialUsage {
+      const trial = trials.named(trialName);
+      if (!trial) throw new Error(`gateway: no trial named ${trialName}`);
+      return { ...trial.usage, policyVersions: [...trial.usage.policyVersions] };
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await Promise.all(trials.all().map((t) => t.close()));
+      await core.upstream.close();
+    },
+  };
+}
+
+async function route(core: GatewayCore, trials: TrialRegistry, req: IncomingMessage, res: ServerResponse) {
+  const startedAt = performance.now();
+  const path = (req.url ?? "/").split("?")[0]?.replace(/\/+$/, "") || "/";
+  // Claude Code checks reachability with `HEAD /` before anything else.
+  if (path === "/" && (req.method === "HEAD" || req.method === "GET")) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(req.method === "HEAD" ? undefined : '{"status":"ok"}');
+    return;
+  }
+  const dialect = ROUTES[path];
+  const wire: Wire = dialect?.wire ?? (path.includes("messages") ? "anthropic-messages" : "openai-chat");
+  const isModels = req.method === "GET" && (path === "/v1/models" || path === "/models");
+  if (!isModels && !(dialect && req.method === "POST")) {
+    req.resume();
+    return reply(res, 404, errorBody(wire, 404, `no such endpoint: ${req.method} ${path}`));
+  }
+  const trial = trials.byCredential(credentialOf(req.headers));
+  if (!trial) {
+    req.resume();
+    const why = credentialOf(req.headers)
+      ? "unknown credential"
+      : "missing credential (Bearer token or x-api-key)";
+    return reply(res, 401, errorBody(wire, 401, `gateway: ${why}`));
+  }
+  if (isModels) return reply(res, 200, modelList(core.options, "anthropic-version" in req.headers));
+  trial.begin();
+  try {
+    const raw = await readBody(req);
+    await handleCall(core, dialect as Dialect, trial, { req, res, raw, startedAt });
+  } catch (err) {
+    trial.abandon();
+    throw err;
+  }
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+/** The request body, or null when it is over the limit (the call then fails with 413). */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on("data", (part: Buffer) => {
+      size += part.length;
+      if (size <= MAX_BODY_BYTES) parts.push(part);
+    });
+    req.on("end", () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(parts)));
+    req.on("error", reject);
+  });
+}
+
+function modelList(options: GatewayOptions, anthropic: boolean): unknown {
+  const id = options.upstream.model;
+  if (anthropic) {
+    const model = { type: "model", id, display_name: id, created_at: "1970-01-01T00:00:00Z" };
+    return { data: [model], has_more: false, first_id: id, last_id: id };
+  }
+  return { object: "list", data: [{ id, object: "model", created: 0, owned_by: options.upstream.provider }] };
+}
+
+function checkOptions(options: GatewayOptions): void {
+  let url: URL;
+  try {
+    url = new URL(options.upstream.baseUrl);
+  } catch {
+    throw new UserInputError(
+      `gateway: upstream.baseUrl ${JSON.stringify(options.upstream.baseUrl)} is not a URL; give e.g. http://host:8000/v1`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UserInputError(`gateway: upstream.baseUrl must be http:// or https://, not ${url.protocol}`);
+  }
+  if (!options.upstream.model)
+    throw new UserInputError("gateway: upstream.model is empty; give -m provider/model");
+  const timeout = options.upstreamTimeoutSec;
+  if (timeout !== undefined && !(timeout > 0)) {
+    throw new UserInputError(
+      `gateway: upstreamTimeoutSec must be a positive number of seconds, not ${timeout}`,
+    );
+  }
+}

@@ -1,0 +1,83 @@
+// Test support (not used in production paths): a gateway in front of the scripted policy, with one
+// temp folder for trajectory files, and readers for what was recorded.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import {
+  type PolicyScript,
+  type ScriptedPolicyOptions,
+  startScriptedPolicy,
+} from "../policy/scripted-server.js";
+import { startGateway } from "./index.js";
+import type { Gateway, GatewayOptions, JsonObject } from "./types.js";
+
+export const UPSTREAM_KEY = "sk-upstream-SECRET-0123456789abcdef";
+export const POLICY_MODEL = "Qwen/Qwen3-8B";
+
+export type HarnessGatewayOptions = Partial<Omit<GatewayOptions, "upstream">> & {
+  upstream?: Partial<GatewayOptions["upstream"]>;
+};
+
+export interface Harness {
+  gateway: Gateway;
+  policy: Awaited<ReturnType<typeof startScriptedPolicy>>;
+  dir: string;
+  /** Registers a trial; its trajectory file lies in the harness folder. */
+  trial(name: string): { apiKey: string; file: string };
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: {
+  script: PolicyScript;
+  policy?: Partial<ScriptedPolicyOptions>;
+  gateway?: HarnessGatewayOptions;
+}): Promise<Harness> {
+  const policy = await startScriptedPolicy({
+    model: "served-policy",
+    apiKey: UPSTREAM_KEY,
+    ...options.policy,
+    script: options.script,
+  });
+  const dir = await mkdtemp(path.join(tmpdir(), "bf-gateway-"));
+  const { upstream, ...rest } = options.gateway ?? {};
+  const gateway = await startGateway({
+    upstream: {
+      baseUrl: policy.baseUrl,
+      apiKey: UPSTREAM_KEY,
+      model: POLICY_MODEL,
+      provider: "vllm",
+      ...upstream,
+    },
+    sampling: {},
+    capture: { enabled: false },
+    ...rest,
+  });
+  return {
+    gateway,
+    policy,
+    dir,
+    trial(name) {
+      const file = path.join(dir, name, "trajectory", "llm_trajectory.jsonl");
+      return { ...gateway.addTrial(name, { trajectoryFile: file }), file };
+    },
+    async close() {
+      await gateway.close();
+      await policy.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The recorded exchanges of a trial file (waits for the trial's writes by removing it first). */
+export async function recorded(h: Harness, name: string): Promise<JsonObject[]> {
+  await h.gateway.removeTrial(name);
+  const file = path.join(h.dir, name, "trajectory", "llm_trajectory.jsonl");
+  const text = await readFile(file, "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as JsonObject);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests walk recorded JSON freely
+export type Loose = any;

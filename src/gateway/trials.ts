@@ -1,0 +1,141 @@
+// Trials known to the gateway: each has its own credential, trajectory file (opened once, appended
+// one whole line per write) and usage counters, which outlive the credential for the final tally.
+import { randomBytes } from "node:crypto";
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import path from "node:path";
+import type { GatewayOptions, TrialUsage } from "./types.js";
+
+export interface CallOutcome {
+  failed: boolean;
+  /** A failure of the agent's side (it hung up): recorded, not counted against the policy. */
+  agentClosed: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  policyVersion: string | null;
+  error: string | null;
+}
+
+export class TrialState {
+  readonly usage: TrialUsage = {
+    calls: 0,
+    failedCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    policyVersions: [],
+    lastError: null,
+  };
+  revoked = false;
+  private inflight = 0;
+  private idle: (() => void) | null = null;
+  private closing: Promise<void> | null = null;
+  private readonly out: WriteStream;
+
+  constructor(
+    readonly name: string,
+    readonly apiKey: string,
+    file: string,
+    private readonly price: GatewayOptions["price"],
+    private readonly secret: string | null,
+  ) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.out = createWriteStream(file, { flags: "a" });
+    this.out.on("error", (err) => {
+      this.usage.lastError = `cannot write ${file}: ${err.message}`;
+    });
+    if (price) this.usage.costUsd = 0;
+  }
+
+  begin(): void {
+    this.inflight++;
+  }
+
+  /** Appends one exchange as one line, in a single write, and counts it. */
+  finish(exchange: unknown, outcome: CallOutcome): void {
+    let line = `${JSON.stringify(exchange)}\n`;
+    if (this.secret && line.includes(this.secret)) line = line.split(this.secret).join("[redacted]");
+    if (!this.out.destroyed) this.out.write(line);
+    this.count(outcome);
+    this.inflight--;
+    if (this.inflight === 0 && this.idle) this.idle();
+  }
+
+  /** A call that ended without a line (the gateway itself broke): it no longer holds the file open. */
+  abandon(): void {
+    this.inflight--;
+    if (this.inflight === 0 && this.idle) this.idle();
+  }
+
+  /** Resolves when every call in flight is recorded and the file is closed; safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.inflight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+      if (this.out.destroyed) return;
+      await new Promise<void>((resolve) => this.out.end(resolve));
+    })();
+    return this.closing;
+  }
+
+  private count(o: CallOutcome): void {
+    const u = this.usage;
+    u.calls++;
+    if (o.failed && !o.agentClosed) {
+      u.failedCalls++;
+      u.lastError = o.error;
+    }
+    u.inputTokens += o.inputTokens;
+    u.outputTokens += o.outputTokens;
+    if (this.price && u.costUsd !== null) {
+      u.costUsd +=
+        (o.inputTokens * this.price.inputPerMTok + o.outputTokens * this.price.outputPerMTok) / 1e6;
+    }
+    if (o.policyVersion && !u.policyVersions.includes(o.policyVersion))
+      u.policyVersions.push(o.policyVersion);
+  }
+}
+
+export class TrialRegistry {
+  private readonly byKey = new Map<string, TrialState>();
+  private readonly byName = new Map<string, TrialState>();
+
+  constructor(private readonly options: GatewayOptions) {}
+
+  add(name: string, file: string): TrialState {
+    if (this.byName.get(name)?.revoked === false) {
+      throw new Error(`gateway: trial ${name} is already registered; remove it first`);
+    }
+    const apiKey = `bf-${randomBytes(24).toString("base64url")}`;
+    const trial = new TrialState(
+      name,
+      apiKey,
+      file,
+      this.options.price ?? null,
+      this.options.upstream.apiKey,
+    );
+    this.byKey.set(apiKey, trial);
+    this.byName.set(name, trial);
+    return trial;
+  }
+
+  /** Revokes the credential at once; the usage stays readable. */
+  remove(name: string): TrialState | undefined {
+    const trial = this.byName.get(name);
+    if (trial) {
+      trial.revoked = true;
+      this.byKey.delete(trial.apiKey);
+    }
+    return trial;
+  }
+
+  byCredential(key: string | null): TrialState | undefined {
+    return key ? this.byKey.get(key) : undefined;
+  }
+
+  named(name: string): TrialState | undefined {
+    return this.byName.get(name);
+  }
+
+  all(): TrialState[] {
+    return [...this.byName.values()];
+  }
+}
