@@ -1,6 +1,7 @@
 // One table of agents: adding one is a file plus a line here.
 import { UserInputError } from "../errors.js";
 import { nearest } from "../util/nearest.js";
+import { createBenchAgent } from "./bench-agent/index.js";
 import { nopAgent, oracleAgent } from "./oracle.js";
 import type { Agent } from "./types.js";
 
@@ -9,6 +10,7 @@ type AgentFactory = () => Agent;
 const agents: Record<string, AgentFactory> = {
   oracle: () => oracleAgent,
   nop: () => nopAgent,
+  "bench-agent": () => createBenchAgent(),
 };
 
 export function agentNames(): string[] {

@@ -2,6 +2,7 @@
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
 import { reportError } from "./errors.js";
+import { registerPolicyCommands } from "./policy.js";
 import { registerRunCommand } from "./run.js";
 import { registerTasksCommands } from "./tasks.js";
 
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRunCommand(program);
   registerTasksCommands(program);
+  registerPolicyCommands(program);
   return program;
 }
 

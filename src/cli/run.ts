@@ -5,7 +5,7 @@ import { planToJson } from "../job/plan.js";
 import type { SandboxChoice } from "../sandbox/select.js";
 import { ExitCode } from "./errors.js";
 import { rolloutLine, summaryLine } from "./format.js";
-import { parseInteger, parseKeyValue } from "./options.js";
+import { parseInteger, parseKeyValue, parseNumber, parsePrice } from "./options.js";
 import { createProgress } from "./progress.js";
 
 interface RunOptions {
@@ -22,6 +22,14 @@ interface RunOptions {
   agentEnv: Record<string, string>;
   dryRun?: boolean;
   quiet?: boolean;
+  baseUrl?: string;
+  apiKey?: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  policyVersion?: string;
+  captureTokens?: boolean;
+  price?: { inputPerMTok: number; outputPerMTok: number };
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -46,6 +54,14 @@ export function registerRunCommand(program: Command): void {
     .option("--include <name-or-glob>", "only these tasks (repeatable)", collect, [])
     .option("--exclude <name-or-glob>", "not these tasks (repeatable)", collect, [])
     .option("--agent-env <KEY=VALUE>", "environment for the agent (repeatable)", parseKeyValue, {})
+    .option("--base-url <url>", "the policy's OpenAI-compatible endpoint, e.g. http://gpu:8000/v1")
+    .option("--api-key <key>", "the policy's key (only the gateway sees it)")
+    .option("--temperature <t>", "sampling temperature, enforced on every call", parseNumber)
+    .option("--top-p <p>", "nucleus sampling, enforced on every call", parseNumber)
+    .option("--max-tokens <n>", "completion limit, enforced on every call", parseInteger)
+    .option("--policy-version <v>", "the policy version to record on every call")
+    .option("--capture-tokens", "record prompt and sampled token ids and logprobs on every call")
+    .option("--price <in,out>", "USD per million input,output tokens, for cost", parsePrice)
     .option("--dry-run", "print the plan as JSON and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
@@ -69,6 +85,17 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     include: opts.include,
     exclude: opts.exclude,
     agentEnv: opts.agentEnv,
+    policy: {
+      baseUrl: opts.baseUrl ?? null,
+      apiKey: opts.apiKey ?? null,
+      temperature: opts.temperature ?? null,
+      topP: opts.topP ?? null,
+      maxTokens: opts.maxTokens ?? null,
+      policyVersion: opts.policyVersion ?? null,
+      captureTokens: opts.captureTokens === true,
+      price: opts.price ?? null,
+    },
+    env: process.env,
     signal: interrupt.signal,
     onEvent: createProgress(process.stderr, { quiet: opts.quiet === true }),
   });

@@ -8,6 +8,7 @@ import { isInfrastructure } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
+import { openModelAccess } from "./model-access.js";
 import { type JobOutcome, runJob } from "./run-job.js";
 
 export type EvaluationEvent =
@@ -62,7 +63,12 @@ export class Evaluation {
     for (const job of plan.jobs) {
       if (signal.aborted) break;
       emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
-      const outcome = await runJob({
+      // One gateway per job: a policy that changes between jobs is told apart by its job.
+      const access = plan.policy && plan.model ? await openModelAccess(plan.policy, plan.model) : null;
+      const prepareTrial = access?.prepareTrial ?? this.settings.prepareTrial;
+      let outcome: JobOutcome;
+      try {
+        outcome = await runJob({
         jobDir: job.jobDir,
         jobName: plan.jobName,
         trialLabel: job.trialLabel,
@@ -72,15 +78,18 @@ export class Evaluation {
         backend: plan.backend as SandboxBackend,
         concurrency: plan.concurrency,
         retryAttempts: plan.retryAttempts,
-        agentEnv: this.settings.agentEnv ?? {},
+        agentEnv: plan.agentEnv,
         settings: plan.trialSettings,
         signal,
         warn,
-        prepareTrial: this.settings.prepareTrial,
+        prepareTrial,
         retryBackoffMs: this.settings.retryBackoffMs,
         onTrialStart: (info) => emit({ type: "trial-start", ...info }),
         onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
       });
+      } finally {
+        await access?.close();
+      }
       jobs.push(outcome);
       emit({ type: "job-end", outcome });
     }

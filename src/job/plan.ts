@@ -14,6 +14,7 @@ import { loadTask } from "../task/load.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
+import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import { jobNameFor, trialLabel, validJobName } from "./names.js";
 import type { JobSpec, JobTask } from "./run-job.js";
 
@@ -39,6 +40,10 @@ export interface EvaluationSettings {
   onEvent?: (event: EvaluationEvent) => void;
   prepareTrial?: JobSpec["prepareTrial"];
   retryBackoffMs?: number;
+  /** Where and how the policy is served (agents that call a model). */
+  policy?: PolicySettings;
+  /** Where BENCHFLOW_* variables are read from, after --agent-env. Default: process.env. */
+  env?: Record<string, string | undefined>;
   /** Extra settings recorded in every rollout's config.json. */
   recordSettings?: Record<string, unknown>;
 }
@@ -64,7 +69,13 @@ export interface PlannedEvaluation {
   jobs: PlannedJob[];
   warnings: string[];
   trialSettings: Record<string, unknown>;
+  /** The policy behind the gateway, for agents that call a model. */
+  policy: ResolvedPolicy | null;
+  /** --agent-env without the policy's endpoint and key, which only the gateway may hold. */
+  agentEnv: Record<string, string>;
 }
+
+const GATEWAY_ONLY = ["BENCHFLOW_PROVIDER_BASE_URL", "BENCHFLOW_PROVIDER_API_KEY"];
 
 function positiveInt(value: number | undefined, fallback: number, flag: string, min = 1): number {
   const v = value ?? fallback;
@@ -84,6 +95,9 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     );
   }
   const model = agent.usesModel ? (s.model ?? null) : null;
+  const agentEnvAll = s.agentEnv ?? {};
+  const policy = model ? resolvePolicy(model, s.policy ?? {}, { ...(s.env ?? process.env), ...agentEnvAll }) : null;
+  const agentEnv = Object.fromEntries(Object.entries(agentEnvAll).filter(([k]) => !GATEWAY_ONLY.includes(k)));
   if (s.jobName != null && !validJobName(s.jobName)) {
     throw new UserInputError(
       `--job-name ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
@@ -123,7 +137,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     const resume = await checkResumable(jobDir, plan, warnings);
     jobs.push({ trialLabel: label, jobDir, resume, plan });
   }
-  const trialSettings = { sandbox: backend.kind, concurrency, trials, ...s.recordSettings };
+  const trialSettings = { sandbox: backend.kind, concurrency, trials, policy: policy?.record ?? null, ...s.recordSettings };
   return {
     jobName,
     jobsDir,
@@ -137,6 +151,8 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     jobs,
     warnings,
     trialSettings,
+    policy,
+    agentEnv,
   };
 }
 

@@ -45,10 +45,10 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
       });
     }
   } catch (err) {
-    state.error ??= {
-      category: plan.signal.aborted ? "interrupted" : categoryOf(err),
-      message: messageOf(err),
-    };
+    // An infrastructure failure outranks a policy failure recorded earlier (e.g. a timeout).
+    if (!state.error || !isInfrastructure(state.error.category)) {
+      state.error = { category: plan.signal.aborted ? "interrupted" : categoryOf(err), message: messageOf(err) };
+    }
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
     await state.sandbox?.stop().catch(() => undefined);

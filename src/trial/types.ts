@@ -24,6 +24,8 @@ export interface TrialPlan {
   modelAccess?: ModelAccess | null;
   /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
   signal: AbortSignal;
+  /** After the agent: did the policy endpoint fail it? (provider_error beats a policy failure). */
+  modelFailure?(): Promise<{ category: "provider_error"; message: string } | null>;
   /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
   finalize?(result: TrialResult): Promise<TrialResult>;
   /** Called once per warning that the user should see (deduplicated by the job). */

@@ -1,0 +1,59 @@
+// One recording gateway per job: each trial gets its own credential and its own
+// llm_trajectory.jsonl, and its usage lands in result.json.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { type Gateway, startGateway } from "../gateway/index.js";
+import type { TrialResult } from "../schemas/result.js";
+import type { TrialPlan } from "../trial/types.js";
+import type { ResolvedPolicy } from "./policy.js";
+
+export interface JobModelAccess {
+  prepareTrial(rolloutName: string, rolloutDir: string): Promise<Partial<TrialPlan>>;
+  close(): Promise<void>;
+}
+
+export async function openModelAccess(policy: ResolvedPolicy, model: string): Promise<JobModelAccess> {
+  const gateway = await startGateway(policy.gateway);
+  return {
+    async prepareTrial(rolloutName, rolloutDir) {
+      const trajectoryFile = path.join(rolloutDir, "trajectory", "llm_trajectory.jsonl");
+      await fs.mkdir(path.dirname(trajectoryFile), { recursive: true });
+      const { apiKey } = gateway.addTrial(rolloutName, { trajectoryFile });
+      return {
+        modelAccess: { baseUrl: `${gateway.url}/v1`, apiKey, model },
+        modelFailure: async () => modelFailureOf(gateway, rolloutName),
+        finalize: async (result) => withUsage(gateway, rolloutName, result),
+      };
+    },
+    close: () => gateway.close(),
+  };
+}
+
+/** The policy's last answer to this rollout failed: the endpoint, not the policy, ended it. */
+function modelFailureOf(gateway: Gateway, rolloutName: string): { category: "provider_error"; message: string } | null {
+  const u = gateway.usage(rolloutName);
+  if (u.lastError === null || u.failedCalls === 0) return null;
+  return { category: "provider_error", message: `the policy endpoint failed: ${u.lastError}` };
+}
+
+async function withUsage(gateway: Gateway, rolloutName: string, result: TrialResult): Promise<TrialResult> {
+  await gateway.removeTrial(rolloutName);
+  const u = gateway.usage(rolloutName);
+  const versions = u.policyVersions;
+  return {
+    ...result,
+    agent_result: {
+      ...result.agent_result,
+      n_input_tokens: u.inputTokens,
+      n_output_tokens: u.outputTokens,
+      total_tokens: u.inputTokens + u.outputTokens,
+      cost_usd: u.costUsd,
+      usage_source: u.calls > 0 ? "provider_response" : "unavailable",
+      n_model_calls: u.calls,
+      n_failed_model_calls: u.failedCalls,
+    },
+    n_model_calls: u.calls,
+    policy_version: versions.length === 1 ? (versions[0] ?? null) : null,
+    policy_versions: versions,
+  };
+}

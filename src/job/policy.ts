@@ -1,0 +1,86 @@
+// The policy a model-using agent calls: `-m provider/model` plus where it is served. Flags win
+// over upstream's BENCHFLOW_* variables (from --agent-env, then the environment). The real key
+// goes only to the gateway: never into a sandbox, config.json or any file under the jobs dir.
+import { UserInputError } from "../errors.js";
+import type { GatewayOptions } from "../gateway/index.js";
+
+export interface PolicySettings {
+  baseUrl?: string | null;
+  apiKey?: string | null;
+  temperature?: number | null;
+  topP?: number | null;
+  maxTokens?: number | null;
+  policyVersion?: string | null;
+  captureTokens?: boolean;
+  /** USD per million input and output tokens, for cost. */
+  price?: { inputPerMTok: number; outputPerMTok: number } | null;
+  upstreamTimeoutSec?: number;
+}
+
+export interface ResolvedPolicy {
+  gateway: GatewayOptions;
+  /** What config.json records: everything but the key. */
+  record: Record<string, unknown>;
+}
+
+const DEFAULT_BASE_URLS: Record<string, string> = { openai: "https://api.openai.com/v1" };
+
+function numberFrom(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new UserInputError(`${name}=${JSON.stringify(raw)} must be a number`);
+  return n;
+}
+
+function truthy(raw: string | undefined): boolean {
+  return raw !== undefined && ["1", "true", "yes", "on"].includes(raw.toLowerCase());
+}
+
+export function resolvePolicy(model: string, s: PolicySettings, env: Record<string, string | undefined>): ResolvedPolicy {
+  const slash = model.indexOf("/");
+  if (slash <= 0 || slash === model.length - 1) {
+    throw new UserInputError(`-m ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`);
+  }
+  const provider = model.slice(0, slash);
+  const bare = model.slice(slash + 1);
+  const baseUrl = s.baseUrl ?? env.BENCHFLOW_PROVIDER_BASE_URL ?? DEFAULT_BASE_URLS[provider];
+  if (!baseUrl) {
+    throw new UserInputError(
+      `where is ${model} served? pass --base-url http://HOST:PORT/v1 (or BENCHFLOW_PROVIDER_BASE_URL=... through --agent-env)`,
+    );
+  }
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new UserInputError(`--base-url ${JSON.stringify(baseUrl)} is not a URL: use http://HOST:PORT/v1`);
+  }
+  const sampling = {
+    temperature: s.temperature ?? numberFrom("BENCHFLOW_TEMPERATURE", env.BENCHFLOW_TEMPERATURE),
+    topP: s.topP ?? numberFrom("BENCHFLOW_TOP_P", env.BENCHFLOW_TOP_P),
+    maxTokens: s.maxTokens ?? numberFrom("BENCHFLOW_MAX_TOKENS", env.BENCHFLOW_MAX_TOKENS),
+  };
+  const tokenIdsEnv = env.BENCHFLOW_CAPTURE_TOKEN_IDS;
+  const capture = {
+    enabled: s.captureTokens === true || truthy(env.BENCHFLOW_CAPTURE_TOKEN_LOGPROBS),
+    tokenIds: tokenIdsEnv === "1" ? ("on" as const) : tokenIdsEnv === "0" ? ("off" as const) : ("auto" as const),
+    topLogprobs: numberFrom("BENCHFLOW_CAPTURE_TOP_LOGPROBS", env.BENCHFLOW_CAPTURE_TOP_LOGPROBS) ?? null,
+  };
+  const gateway: GatewayOptions = {
+    upstream: { baseUrl, apiKey: s.apiKey ?? env.BENCHFLOW_PROVIDER_API_KEY ?? null, model: bare, provider },
+    sampling,
+    capture,
+    policyVersion: s.policyVersion ?? null,
+    price: s.price ?? null,
+    upstreamTimeoutSec: s.upstreamTimeoutSec,
+  };
+  const record = {
+    provider,
+    provider_model: bare,
+    base_url: baseUrl,
+    sampling: { temperature: sampling.temperature ?? null, top_p: sampling.topP ?? null, max_tokens: sampling.maxTokens ?? null },
+    capture_tokens: capture,
+    policy_version: s.policyVersion ?? null,
+    price_usd_per_mtok: s.price ?? null,
+  };
+  return { gateway, record };
+}
