@@ -1,11 +1,13 @@
 // `npm run bench`: every speed and memory target of the project, each next to a baseline measured
 // in the same run (the machines are noisy: read ratios and medians). `npm run bench -- run` runs one section.
 import { printRows } from "./report.js";
+import { benchContainer } from "./container.js";
 import { benchGateway } from "./gateway.js";
 import { benchRun } from "./run.js";
 
 const sections: Record<string, { title: string; run: () => Promise<import("./report.js").BenchRow[]> }> = {
   run: { title: "bench run on the namespace sandbox (issue: bench run)", run: benchRun },
+  container: { title: "container sandbox vs the same work on the engine directly (issue: container sandbox)", run: benchContainer },
   gateway: { title: "the recording gateway vs calling the policy directly (issue: a model you serve)", run: benchGateway },
 };
 

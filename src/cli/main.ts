@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { reportError } from "./errors.js";
 import { registerPolicyCommands } from "./policy.js";
 import { registerRunCommand } from "./run.js";
+import { registerSandboxCommands } from "./sandbox.js";
 import { registerTasksCommands } from "./tasks.js";
 
 export function buildProgram(): Command {
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerTasksCommands(program);
   registerPolicyCommands(program);
+  registerSandboxCommands(program);
   return program;
 }
 

@@ -55,6 +55,7 @@ export class Evaluation {
       emit({ type: "warning", message });
     };
     for (const w of plan.warnings) warn(w);
+    for (const note of (await plan.backend.reap?.()) ?? []) warn(note);
     emit({ type: "plan", plan });
     // The plan of every job is on disk before the first starts: a streaming trainer knows what to wait for.
     for (const job of plan.jobs) await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan);

@@ -21,6 +21,7 @@ export async function openModelAccess(policy: ResolvedPolicy, model: string): Pr
       const { apiKey } = gateway.addTrial(rolloutName, { trajectoryFile });
       return {
         modelAccess: { baseUrl: `${gateway.url}/v1`, apiKey, model },
+        hostService: { port: Number(new URL(gateway.url).port) },
         modelFailure: async () => modelFailureOf(gateway, rolloutName),
         finalize: async (result) => withUsage(gateway, rolloutName, result),
       };

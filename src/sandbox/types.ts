@@ -38,6 +38,10 @@ export interface SandboxSpec {
   network: boolean;
   /** Extra environment for every exec (the task's ENV is applied by the backend). */
   env?: Record<string, string>;
+  /** The job folder: backends keep their logs there (image builds in builds/). */
+  jobDir?: string;
+  /** One server on the host the sandbox may reach even without network (the model gateway). */
+  hostService?: { port: number; host?: string };
 }
 
 export interface Sandbox {
@@ -48,6 +52,14 @@ export interface Sandbox {
   readonly workdir: string;
   /** Whether the agent really runs as a non-root user here. */
   readonly agentIsNonRoot: boolean;
+  /** What the backend could not apply as the task asked (recorded in config.json, shown once). */
+  readonly warnings?: string[];
+  /** How "no network" is enforced: "enforced", "public", or "not_enforced: <why>". */
+  readonly networkEnforcement?: string;
+  /** The host service's address as seen from inside (BENCHFLOW_GATEWAY_URL), when one was asked for. */
+  readonly gatewayUrl?: string | null;
+  /** The image the sandbox runs (container backends). */
+  readonly image?: string;
   /** Run a shell command line (bash -c) inside the sandbox. */
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Copy a host file or folder to a path inside the sandbox (folder contents land under sandboxPath). */
@@ -65,6 +77,8 @@ export interface SandboxBackend {
   /** Why this backend cannot run here, or null when it can. */
   unavailableReason(): Promise<string | null>;
   create(spec: SandboxSpec): Promise<Sandbox>;
+  /** Before a run: remove what runs that died left behind. Returns what was done, for the user. */
+  reap?(): Promise<string[]>;
 }
 
 /** A sandbox that could not be made: the trial ends with `sandbox_setup`. */

@@ -35,7 +35,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   await fs.mkdir(rolloutDir, { recursive: true });
   await writeJsonAtomic(path.join(rolloutDir, "config.json"), configOf(plan, startedAt));
   try {
-    await phase(state, "environment_setup", () => startSandbox(plan, state));
+    await phase(state, "environment_setup", () => startSandbox(plan, state, startedAt));
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
     await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
@@ -66,7 +66,7 @@ async function phase(state: TrialState, name: keyof TimingInfo, work: () => Prom
   }
 }
 
-async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
+async function startSandbox(plan: TrialPlan, state: TrialState, startedAt: Date): Promise<void> {
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
   try {
@@ -75,12 +75,25 @@ async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
       jobName: plan.jobName,
       trialName: plan.rolloutName,
       network: plan.task.config.sandbox.networkMode !== "no-network",
+      jobDir: plan.jobDir,
+      ...(plan.hostService ? { hostService: plan.hostService } : {}),
     });
   } catch (err) {
     throw err instanceof CategorizedError
       ? err
       : new CategorizedError("sandbox_setup", messageOf(err), { cause: err });
   }
+  const sandbox = state.sandbox;
+  for (const w of sandbox.warnings ?? []) plan.warn(`task ${plan.task.name}: ${w}`);
+  const details = {
+    sandbox_id: sandbox.id,
+    sandbox_user: sandbox.agentIsNonRoot ? "agent" : "root",
+    sandbox_workdir: sandbox.workdir,
+    sandbox_image: sandbox.image ?? null,
+    network_enforcement: sandbox.networkEnforcement ?? (plan.task.config.sandbox.networkMode === "no-network" ? "enforced" : "public"),
+    sandbox_warnings: sandbox.warnings ?? [],
+  };
+  await writeJsonAtomic(path.join(plan.jobDir, plan.rolloutName, "config.json"), { ...configOf(plan, startedAt), ...details });
 }
 
 function agentContext(plan: TrialPlan, state: TrialState, rolloutDir: string): AgentContext {

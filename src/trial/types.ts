@@ -22,6 +22,8 @@ export interface TrialPlan {
   agentEnv: Record<string, string>;
   /** Set when the agent calls a model: the gateway address and this trial's own credential. */
   modelAccess?: ModelAccess | null;
+  /** The gateway's port, for sandboxes that must reach it without any other network. */
+  hostService?: { port: number } | null;
   /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
   signal: AbortSignal;
   /** After the agent: did the policy endpoint fail it? (provider_error beats a policy failure). */

@@ -1,0 +1,17 @@
+#!/bin/bash
+# Reward 1 when /app/report.json equals the paid totals of /app/orders.json, else 0.
+# It needs jq from the image (environment/Dockerfile installs it), so it also checks the build.
+mkdir -p /logs/verifier
+want='{"customers": {"ada": 150.5, "bob": 19.75, "cy": 45.25}, "total": 215.5}'
+if ! command -v jq >/dev/null 2>&1; then
+  echo 0 > /logs/verifier/reward.txt
+  echo "report fail: jq is not installed in the image"
+  exit 0
+fi
+if [ -f /app/report.json ] && jq -e --argjson want "$want" '. == $want' /app/report.json >/dev/null 2>&1; then
+  echo 1 > /logs/verifier/reward.txt
+  echo "report pass"
+else
+  echo 0 > /logs/verifier/reward.txt
+  echo "report fail: got $(jq -c . /app/report.json 2>/dev/null || echo 'no valid /app/report.json')"
+fi

@@ -1,0 +1,42 @@
+// `bench doctor` (which sandboxes work here, and the fix for each that does not) and
+// `bench build` (build task images ahead of a run).
+import type { Command } from "commander";
+import { buildTaskImage } from "../sandbox/container/index.js";
+import { formatDoctor, runDoctor } from "../sandbox/doctor.js";
+import { discoverTasks } from "../task/discover.js";
+import { loadTask } from "../task/load.js";
+import { ExitCode } from "./errors.js";
+
+export function registerSandboxCommands(program: Command): void {
+  program
+    .command("doctor")
+    .description("Say which sandboxes work on this machine, and how to fix those that do not")
+    .action(async () => {
+      const report = await runDoctor();
+      process.stdout.write(`${formatDoctor(report)}\n`);
+      // Exit 1 only when no sandbox at all can run here.
+      if (report.sandboxes.container !== null && report.sandboxes.namespace !== null) throw new ExitCode(1);
+    });
+  program
+    .command("build")
+    .description("Build the container image of a task, or of each task in a folder, ahead of a run")
+    .argument("<task-or-dir>", "a task folder, or a folder of tasks")
+    .option("--force", "rebuild even when an image of the same environment/ exists")
+    .action(async (dir: string, opts: { force?: boolean }) => {
+      const dirs = await discoverTasks(dir, {});
+      let failed = 0;
+      for (const taskDir of dirs) {
+        const task = await loadTask(taskDir);
+        const t0 = Date.now();
+        try {
+          const { image, built } = await buildTaskImage(task, { force: opts.force === true });
+          const how = built ? `built in ${((Date.now() - t0) / 1000).toFixed(1)}s` : "up to date";
+          process.stdout.write(`${task.name}: ${image} (${how})\n`);
+        } catch (err) {
+          failed++;
+          process.stdout.write(`${task.name}: ${(err as Error).message}\n`);
+        }
+      }
+      if (failed > 0) throw new ExitCode(1);
+    });
+}

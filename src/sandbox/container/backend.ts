@@ -1,0 +1,196 @@
+// `--sandbox container`: each trial in its own container from the task's image, on whichever
+// engine answers (Docker, or Podman's Docker-compatible service).
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { CategorizedError, messageOf } from "../../errors.js";
+import { workspaceOf } from "../../task/types.js";
+import type { SandboxBackend, SandboxSpec } from "../types.js";
+import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./cleanup.js";
+import { connectEngine, type Engine } from "./engine.js";
+import { buildTaskImage } from "./image.js";
+import { planNetwork } from "./network.js";
+import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./relay.js";
+import { ContainerSandbox } from "./sandbox.js";
+import { awaitSetup, entrypoint } from "./setup.js";
+
+export interface ContainerSandboxSpec extends SandboxSpec {
+  /** One server on the host the sandbox may reach (the model gateway); its URL goes in BENCHFLOW_GATEWAY_URL. */
+  hostService?: HostService;
+}
+
+export interface ContainerBackendOptions {
+  /** The engine's address (as DOCKER_HOST would give it); defaults to DOCKER_HOST or the usual sockets. */
+  dockerHost?: string;
+  /** Build logs go to <buildLogDir>/<task>.log. */
+  buildLogDir?: string;
+  /** The `benchflow.run` label (defaults to this process's run id). */
+  runId?: string;
+  /** The user the agent runs as: "agent" by default; "root" for none. Overrides the task's agent.user. */
+  agentUser?: string;
+  /** Applies to every sandbox this backend makes, unless the spec names its own. */
+  hostService?: HostService;
+  onBuildProgress?: (task: string, line: string) => void;
+}
+
+export class ContainerBackend implements SandboxBackend {
+  readonly kind = "container" as const;
+  private readonly live = new Set<ContainerSandbox>();
+
+  constructor(private readonly options: ContainerBackendOptions = {}) {}
+
+  private engine(): Promise<Engine> {
+    const { dockerHost } = this.options;
+    return connectEngine(dockerHost ? { ...process.env, DOCKER_HOST: dockerHost } : process.env);
+  }
+
+  async unavailableReason(): Promise<string | null> {
+    try {
+      await this.engine();
+      return null;
+    } catch (err) {
+      return messageOf(err);
+    }
+  }
+
+  async reap(): Promise<string[]> {
+    const removed = await reapOrphans(await this.engine());
+    return removed.length > 0 ? [`removed ${removed.length} container(s) left by runs that died`] : [];
+  }
+
+  /** The sandboxes made and not yet stopped (for an interrupt path). */
+  liveSandboxes(): ContainerSandbox[] {
+    return [...this.live];
+  }
+
+  async create(spec: ContainerSandboxSpec): Promise<ContainerSandbox> {
+    const engine = await this.engine();
+    const { task } = spec;
+    const logDir = spec.jobDir ? path.join(spec.jobDir, "builds") : this.options.buildLogDir;
+    const logFile = logDir ? path.join(logDir, `${task.name}.log`) : undefined;
+    const onProgress = this.options.onBuildProgress;
+    const { image } = await buildTaskImage(task, {
+      engine,
+      logFile,
+      onProgress: onProgress ? (line) => onProgress(task.name, line) : undefined,
+    });
+    const service = spec.hostService ?? this.options.hostService;
+    const net = planNetwork(engine, spec.network, service);
+    const enforcement =
+      task.config.sandbox.networkMode === "allowlist" && spec.network
+        ? "not_enforced: the container sandbox does not filter by allowed_hosts; the network is public"
+        : net.enforcement;
+    const workdir = workspaceOf(task);
+    const requested = this.options.agentUser ?? task.config.agent.user ?? "agent";
+    const agentUser = requested === "root" ? null : requested;
+    const env: Record<string, string> = { ...task.config.sandbox.env, ...spec.env };
+    if (service && net.directUrl) env.BENCHFLOW_GATEWAY_URL = net.directUrl;
+    if (service && net.relay) env.BENCHFLOW_GATEWAY_URL = `http://127.0.0.1:${service.port}`;
+    const name = containerName(spec.trialName);
+    let relay: Relay | null = null;
+    let id: string | null = null;
+    try {
+      id = await createContainer(engine, {
+        name,
+        image,
+        workdir,
+        command: entrypoint(agentUser, workdir),
+        env,
+        networkMode: net.mode,
+        cpus: task.config.sandbox.cpus,
+        memoryMb: task.config.sandbox.memoryMb,
+        labels: {
+          ...ownerLabels(this.options.runId),
+          [LABEL.job]: spec.jobName,
+          [LABEL.trial]: spec.trialName,
+          [LABEL.task]: task.name,
+        },
+      });
+      const output = await engine.client.call("POST", `/containers/${id}/attach`, {
+        query: { stream: true, stdout: true, stderr: true },
+      });
+      await engine.client.send("POST", `/containers/${id}/start`);
+      const agentHome = await awaitSetup(output);
+      if (net.relay && service) relay = await startRelayFor(engine, id, service);
+      const sandbox: ContainerSandbox = new ContainerSandbox({
+        engine,
+        id,
+        name,
+        image,
+        workdir,
+        agentUser,
+        agentHome,
+        gatewayUrl: env.BENCHFLOW_GATEWAY_URL ?? null,
+        networkEnforcement: enforcement,
+        warnings: enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : [],
+        relay,
+        onStop: () => this.live.delete(sandbox),
+      });
+      this.live.add(sandbox);
+      return sandbox;
+    } catch (err) {
+      await relay?.close().catch(() => undefined);
+      if (id) await removeContainer(engine, id).catch(() => undefined);
+      throw err instanceof CategorizedError
+        ? err
+        : new CategorizedError(
+            "sandbox_setup",
+            `task ${task.name}: starting its container failed: ${messageOf(err)}`,
+            {
+              cause: err,
+            },
+          );
+    }
+  }
+}
+
+function containerName(trialName: string): string {
+  const base = trialName
+    .replace(/[^a-zA-Z0-9_.-]+/g, "-")
+    .replace(/^[^a-zA-Z0-9]+/, "")
+    .slice(0, 60);
+  return `bf-${base || "trial"}-${randomBytes(3).toString("hex")}`;
+}
+
+interface CreateRequest {
+  name: string;
+  image: string;
+  workdir: string;
+  command: string[];
+  env: Record<string, string>;
+  networkMode: string;
+  cpus: number;
+  memoryMb: number;
+  labels: Record<string, string>;
+}
+
+async function createContainer(engine: Engine, r: CreateRequest): Promise<string> {
+  const body = {
+    Image: r.image,
+    // The task's own entrypoint is not the sandbox's business: the container sets itself up, then idles.
+    Entrypoint: r.command,
+    Cmd: [],
+    User: "root",
+    WorkingDir: r.workdir,
+    Env: Object.entries(r.env).map(([k, v]) => `${k}=${v}`),
+    Labels: r.labels,
+    HostConfig: {
+      Init: true,
+      NetworkMode: r.networkMode,
+      NanoCpus: r.cpus > 0 ? Math.round(r.cpus * 1e9) : undefined,
+      Memory: r.memoryMb > 0 ? r.memoryMb * 1024 * 1024 : undefined,
+    },
+  };
+  const reply = await engine.client.json<{ Id: string }>("POST", "/containers/create", {
+    query: { name: r.name },
+    json: body,
+  });
+  return reply.Id;
+}
+
+async function startRelayFor(engine: Engine, id: string, service: HostService): Promise<Relay> {
+  const info = await engine.client.json<{ State?: { Pid?: number } }>("GET", `/containers/${id}/json`);
+  const pid = info.State?.Pid ?? 0;
+  const why = relayUnavailableReason(pid, engine.isLocal);
+  if (why) throw new Error(`cannot connect the sandbox to the gateway: ${why}`);
+  return startRelay(pid, service);
+}

@@ -1,0 +1,153 @@
+// One image build through POST /build: the task's environment/ as a tar build context, the log kept
+// line by line, and a failure turned into one message that says what to fix.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { CategorizedError } from "../../errors.js";
+import type { Task } from "../../task/types.js";
+import { readAll } from "./client.js";
+import type { Engine } from "./engine.js";
+import { entriesOf, tarStream } from "./tar-write.js";
+
+export interface BuildRequest {
+  task: Task;
+  tag: string;
+  labels: Record<string, string>;
+  onProgress?: (line: string) => void;
+}
+
+export interface BuildOutcome {
+  ok: boolean;
+  log: string;
+  error: string | null;
+}
+
+interface BuildMessage {
+  stream?: string;
+  status?: string;
+  progress?: string;
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+const PULL_FAILURE =
+  /initializing source|denied|manifest unknown|repository does not exist|failed to resolve|no such host|not found|unauthorized|connection refused|i\/o timeout/i;
+
+export async function runBuild(engine: Engine, request: BuildRequest): Promise<BuildOutcome> {
+  const { task } = request;
+  const dockerfile = path.relative(
+    task.environmentDir,
+    task.dockerfile?.path ?? path.join(task.environmentDir, "Dockerfile"),
+  );
+  const lines: string[] = [];
+  let error: string | null = null;
+  const note = (line: string) => {
+    lines.push(line);
+    request.onProgress?.(line);
+  };
+  const timeoutSec = task.config.sandbox.buildTimeoutSec;
+  try {
+    const res = await engine.client.call("POST", "/build", {
+      query: {
+        t: request.tag,
+        dockerfile: dockerfile.split(path.sep).join("/"),
+        networkmode: "host",
+        rm: 1,
+        forcerm: 1,
+        labels: JSON.stringify(request.labels),
+      },
+      body: tarStream(await entriesOf(task.environmentDir, "")),
+      contentType: "application/x-tar",
+      signal: AbortSignal.timeout(timeoutSec * 1000),
+    });
+    let pending = "";
+    for await (const chunk of res) {
+      pending += (chunk as Buffer).toString("utf8");
+      const parts = pending.split("\n");
+      pending = parts.pop() ?? "";
+      for (const part of parts) error = handleLine(part, note) ?? error;
+    }
+    error = handleLine(pending, note) ?? error;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    error = /aborted|timeout/i.test(msg) ? `the build ran past build_timeout_sec (${timeoutSec}s)` : msg;
+    note(`ERROR: ${error}`);
+  }
+  return { ok: error === null, log: lines.join(""), error };
+}
+
+function handleLine(raw: string, note: (line: string) => void): string | null {
+  const line = raw.trim();
+  if (!line) return null;
+  let msg: BuildMessage;
+  try {
+    msg = JSON.parse(line) as BuildMessage;
+  } catch {
+    note(`${line}\n`);
+    return null;
+  }
+  if (msg.stream) note(msg.stream);
+  else if (msg.status) note(`${msg.status}${msg.progress ? ` ${msg.progress}` : ""}\n`);
+  const error = msg.error ?? msg.errorDetail?.message;
+  if (!error) return null;
+  note(`ERROR: ${error.trimEnd()}\n`);
+  return error.trim();
+}
+
+/** The last lines of a build log, for messages. */
+export function tailOf(log: string, lines = 15): string {
+  return log.trimEnd().split("\n").slice(-lines).join("\n");
+}
+
+/** One message that says what went wrong and what to change. */
+export async function buildFailure(
+  task: Task,
+  outcome: BuildOutcome,
+  logFile?: string,
+): Promise<CategorizedError> {
+  const error = outcome.error ?? "unknown error";
+  const base = task.dockerfile?.baseImage ?? null;
+  const stepFailed = /non-zero code|exit status|while running/i.test(error);
+  const where = logFile ? ` (full log: ${logFile})` : "";
+  let message: string;
+  if (base && !stepFailed && PULL_FAILURE.test(error)) {
+    message =
+      `task ${task.name}: the base image ${base} (FROM in environment/Dockerfile) is not on this machine and could not be pulled: ` +
+      `${firstLine(error)}. Fix: pull or load ${base} into the engine (docker pull ${base}), or change FROM to an image you have` +
+      ` (scripts/setup-podman.sh makes debian:bookworm-slim without a registry)${where}`;
+  } else {
+    const line = await failingLine(task, error);
+    message =
+      `task ${task.name}: building its image failed: ${firstLine(error)}. Fix environment/Dockerfile${line}${where}; ` +
+      `last lines of the build log:\n${tailOf(outcome.log)}`;
+  }
+  return new CategorizedError("sandbox_setup", message);
+}
+
+/** " line N" of the instruction that failed, found by its text (Podman and Docker both quote it). */
+async function failingLine(task: Task, error: string): Promise<string> {
+  const quoted =
+    /STEP "(?:RUN\s+)?([^"]+)"/.exec(error) ?? /The command '\/bin\/sh -c (.+?)' returned/.exec(error);
+  const needle = quoted?.[1]?.trim().slice(0, 40);
+  if (!needle || !task.dockerfile) return "";
+  const text = await fs.readFile(task.dockerfile.path, "utf8").catch(() => "");
+  const index = text.split("\n").findIndex((l) => l.includes(needle));
+  return index < 0 ? "" : ` line ${index + 1}`;
+}
+
+function firstLine(text: string): string {
+  return (text.split("\n")[0] ?? text).trim();
+}
+
+/** Pulls an image the task names in [sandbox] docker_image when the engine lacks it. */
+export async function pullImage(engine: Engine, image: string): Promise<BuildOutcome> {
+  const lines: string[] = [];
+  let error: string | null = null;
+  try {
+    const res = await engine.client.call("POST", "/images/create", { query: { fromImage: image } });
+    const text = (await readAll(res)).toString("utf8");
+    for (const part of text.split("\n")) error = handleLine(part, (l) => lines.push(l)) ?? error;
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+  }
+  return { ok: error === null, log: lines.join(""), error };
+}

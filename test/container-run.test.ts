@@ -1,0 +1,74 @@
+// bench run on the container sandbox (Docker Engine API; Podman here): real images, real containers.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Evaluation } from "../src/job/evaluation.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
+import { EXAMPLES, REPO, bench, rollouts, tempDir } from "./helpers/bench.js";
+
+const CT = ["--sandbox", "container"];
+let root: string;
+before(async () => {
+  root = await tempDir("container-run");
+});
+after(() => fs.rm(root, { recursive: true, force: true }));
+
+describe("bench run --sandbox container", () => {
+  it("scores half-life's oracle 1.0 twice, building its image once, and nop 0.0", async (t) => {
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    // A copy whose environment/ differs from every earlier run's, so its image is built here.
+    const task = path.join(root, "tasks/half-life");
+    await fs.cp(path.join(EXAMPLES, "half-life"), task, { recursive: true });
+    await fs.writeFile(path.join(task, "environment/nonce.txt"), randomBytes(8).toString("hex"));
+    const jobs = path.join(root, "half-life");
+    const run = await bench(["run", task, "-a", "oracle", "--trials", "2", "-j", "2", "--jobs-dir", jobs, ...CT]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /trial-01  reward 1\.0: close_enough pass/);
+    assert.match(run.stdout, /trial-02  reward 1\.0: close_enough pass/);
+    const jobDirs = (await rollouts(jobs)).map((r) => path.dirname(r.dir));
+    const logs = await Promise.all(jobDirs.map((d) => fs.readFile(path.join(d, "builds/half-life.log"), "utf8")));
+    const built = logs.filter((log) => !/exists \(environment\/ unchanged\); reused/.test(log));
+    assert.equal(built.length, 1, "one build, in the first job; the second job reuses the image");
+    const image = JSON.parse(await fs.readFile(path.join(jobDirs[0] ?? "", (await fs.readdir(jobDirs[0] ?? "")).find((d) => d.startsWith("half-life__")) ?? "", "config.json"), "utf8")).sandbox_image;
+    const nop = await bench(["run", task, "-a", "nop", "--jobs-dir", path.join(root, "nop"), ...CT]);
+    assert.equal(nop.code, 0, nop.stderr);
+    assert.match(nop.stdout, /trial-01  reward 0\.0/);
+    await engine.client.send("DELETE", `/images/${encodeURIComponent(image)}`, { query: { force: true } }).catch(() => undefined);
+  });
+
+  it("runs a task whose Dockerfile installs a Debian package, with its oracle", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    const run = await bench(["run", path.join(EXAMPLES, "jq-report"), "-a", "oracle", "--jobs-dir", path.join(root, "jq"), ...CT]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /trial-01  reward 1\.0/);
+  });
+
+  it("runs bench-agent against the scripted policy: hello 1.0, half-life partial credit", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    for (const [task, script, reward] of [
+      ["hello", "hello.json", 1],
+      ["half-life", "half-life-one-wrong.json", 0.6667],
+    ] as const) {
+      const policy = await startScriptedPolicy({ script: await loadPolicyScript(path.join(REPO, "examples/policies", script)) });
+      try {
+        const result = await new Evaluation({
+          tasks: path.join(EXAMPLES, task),
+          agent: "bench-agent",
+          model: "vllm/scripted",
+          jobsDir: path.join(root, `agent-${task}`),
+          sandbox: "container",
+          env: {},
+          policy: { baseUrl: policy.baseUrl, captureTokens: true },
+        }).run();
+        assert.equal(result.results[0]?.rewards?.reward, reward, `${task}: ${result.results[0]?.error}`);
+        assert.equal(result.results[0]?.sandbox, "container");
+      } finally {
+        await policy.close();
+      }
+    }
+  });
+});
