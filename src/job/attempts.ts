@@ -92,7 +92,7 @@ export async function markReplaced(
   reason: ReplacedMarker["reason"],
 ): Promise<void> {
   const marker: ReplacedMarker = { replaced_by: by, reason, at: new Date().toISOString() };
-  await writeJsonAtomic(path.join(attempt.dir, "replaced.json"), marker);
+  await writeJsonAtomic(path.join(attempt.dir, "replaced.json"), marker, { durable: true });
 }
 
 export function newRolloutName(task: string): string {

@@ -58,7 +58,7 @@ export class Evaluation {
     for (const note of (await plan.backend.reap?.()) ?? []) warn(note);
     emit({ type: "plan", plan });
     // The plan of every job is on disk before the first starts: a streaming trainer knows what to wait for.
-    for (const job of plan.jobs) await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan);
+    for (const job of plan.jobs) await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan, { durable: true });
     const signal = this.settings.signal ?? new AbortController().signal;
     const jobs: JobOutcome[] = [];
     for (const job of plan.jobs) {

@@ -170,7 +170,7 @@ async function finishTrial(
       trajectory ? `${trajectory}\n` : "",
     ),
   ]);
-  await writeJsonAtomic(path.join(rolloutDir, "result.json"), result);
+  await writeJsonAtomic(path.join(rolloutDir, "result.json"), result, { durable: true });
   return result;
 }
 

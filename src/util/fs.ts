@@ -3,12 +3,17 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+/**
+ * Readers never see a half-written file (rename is atomic). `durable` also fsyncs before the
+ * rename, so the file survives a machine crash: worth it for result.json, which marks a rollout
+ * final, not for every side file of a trial (each fsync costs milliseconds).
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { durable?: boolean } = {}): Promise<void> {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString("hex")}.tmp`);
   const handle = await fs.open(tmp, "w");
   try {
     await handle.writeFile(data);
-    await handle.sync();
+    if (opts.durable) await handle.sync();
   } finally {
     await handle.close();
   }
@@ -20,8 +25,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
   }
 }
 
-export function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  return writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+export function writeJsonAtomic(file: string, value: unknown, opts: { durable?: boolean } = {}): Promise<void> {
+  return writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, opts);
 }
 
 export async function readJsonIfExists<T = unknown>(file: string): Promise<T | undefined> {
