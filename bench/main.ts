@@ -4,10 +4,12 @@ import { printRows } from "./report.js";
 import { benchContainer } from "./container.js";
 import { benchGateway } from "./gateway.js";
 import { benchRun } from "./run.js";
+import { benchTrain } from "./train.js";
 
 const sections: Record<string, { title: string; run: () => Promise<import("./report.js").BenchRow[]> }> = {
   run: { title: "bench run on the namespace sandbox (issue: bench run)", run: benchRun },
   container: { title: "container sandbox vs the same work on the engine directly (issue: container sandbox)", run: benchContainer },
+  train: { title: "bench train: convert and stream (issue: training data)", run: benchTrain },
   gateway: { title: "the recording gateway vs calling the policy directly (issue: a model you serve)", run: benchGateway },
 };
 

@@ -15,3 +15,14 @@ export type { AgentResult, EvaluationPlan, JobSummary, TimingInfo, TrialResult }
 export { taskDigest } from "./task/digest.js";
 export { loadTask } from "./task/load.js";
 export type { Task, TaskConfig } from "./task/types.js";
+export {
+  convertJob,
+  streamRollouts,
+  validateRows,
+  validateFile,
+  JobProcessGone,
+  StreamTimeout,
+  scanRollouts,
+  tokenReport,
+} from "./train/index.js";
+export type { ConvertOptions, ConvertResult, StreamOptions } from "./train/index.js";

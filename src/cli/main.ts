@@ -5,6 +5,7 @@ import { reportError } from "./errors.js";
 import { registerPolicyCommands } from "./policy.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
+import { registerTrainCommands } from "./train.js";
 import { registerTasksCommands } from "./tasks.js";
 
 export function buildProgram(): Command {
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerTasksCommands(program);
   registerPolicyCommands(program);
   registerSandboxCommands(program);
+  registerTrainCommands(program);
   return program;
 }
 

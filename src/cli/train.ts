@@ -4,12 +4,11 @@ import { promises as fs } from "node:fs";
 import type { Command } from "commander";
 import { messageOf, UserInputError } from "../errors.js";
 import type { Normalisation } from "../train/advantage.js";
+import { convertLines, textLine } from "../train/console.js";
 import { convertJob } from "../train/convert.js";
-import type { ConvertResult } from "../train/convert-types.js";
 import { JobProcessGone, StreamTimeout } from "../train/errors.js";
 import { pyJson } from "../train/py-json.js";
 import type { RowMode } from "../train/rows.js";
-import type { StreamRecord } from "../train/schema-stream.js";
 import { streamRollouts } from "../train/stream.js";
 import { type RowFormat, validateFile } from "../train/validate.js";
 import { ExitCode } from "./errors.js";
@@ -53,35 +52,6 @@ async function action(name: string, fn: () => Promise<number>): Promise<void> {
   if (code !== 0) throw new ExitCode(code);
 }
 
-export function convertLines(res: ConvertResult, out: string): string[] {
-  const lines = [`Converted ${res.rows} row(s) from ${res.rollouts} rollout(s) -> ${out}`];
-  const g = res.groups;
-  if (!g) return lines;
-  let line = `Groups (${g.normalisation}, by ${g.by.join(",")}): ${g.groups}; ${g.unscored} unscored rollout(s) left out of every baseline`;
-  if (g.singleScored > 0) line += `; ${g.singleScored} group(s) with one scored rollout (no advantage)`;
-  const withheld = Object.entries(g.withheld).filter(([, n]) => (n ?? 0) > 0);
-  if (withheld.length > 0) {
-    const total = withheld.reduce((a, [, n]) => a + (n ?? 0), 0);
-    line += `; ${total} group(s) withheld (${withheld.map(([r, n]) => `${r}: ${n}`).join(", ")})`;
-  }
-  lines.push(`${line}.`);
-  return lines;
-}
-
-/** The seed's human form: `trial-01/.../task__c6049d70   reward 0.0  advantage -0.577`. */
-export function textLine(r: StreamRecord): string {
-  const reward =
-    r.reward === null ? "null" : Number.isInteger(r.reward) ? r.reward.toFixed(1) : String(r.reward);
-  const advantage = r.advantage === null ? "  none" : r.advantage.toFixed(3).padStart(6);
-  const notes = [
-    r.retried ? "retried" : null,
-    r.withheld ? `withheld: ${r.withheld}` : null,
-    r.group_complete === false ? "incomplete group" : null,
-    r.error ? `error: ${r.error}` : null,
-  ].filter((n) => n !== null);
-  return `${r.rollout_path}   reward ${reward}  advantage ${advantage}${notes.length > 0 ? `  (${notes.join("; ")})` : ""}`;
-}
-
 async function writeOut(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, "drain");
 }
@@ -121,6 +91,7 @@ export function registerTrainCommands(program: Command): Command {
           minReward: num("--min-reward", o.minReward),
           manifest: o.manifest,
           expectedRows: num("--expected-rows", o.expectedRows, { integer: true, min: 0 }),
+          keepGroups: false,
           onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
         });
         process.stdout.write(`${convertLines(res, out).join("\n")}\n`);

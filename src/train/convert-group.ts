@@ -1,0 +1,112 @@
+// One group of a conversion: read its members' calls, settle the seed's rules, then write its rows
+// with their advantages, or none when the group is withheld.
+
+import { emitRow, readCalls, type WriteContext } from "./convert-io.js";
+import type { GroupTotals } from "./convert-types.js";
+import { groupBlock, type MemberState, memberWithheld, settleGroup } from "./groups.js";
+import type { RolloutFacts } from "./rollout.js";
+import type { RowsOutcome } from "./rows.js";
+import { rowsOfRollout } from "./rows.js";
+import type { GroupByKey } from "./schema.js";
+import type { GroupMember } from "./schema-manifest.js";
+
+export interface ConvertGroup {
+  key: Record<string, string | null>;
+  members: RolloutFacts[];
+}
+
+interface GroupContext extends WriteContext {
+  totals: GroupTotals;
+  by: GroupByKey[];
+}
+
+export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupContext): Promise<void> {
+  const { members } = group;
+  const { stats, totals } = ctx;
+  const norm = totals.normalisation;
+  const states: MemberState[] = members.map((r) => ({
+    resultState: r.resultState,
+    reward: r.reward,
+    calls: null,
+    okCalls: null,
+  }));
+  const produced: Array<RowsOutcome | null> = members.map(() => null);
+  // A group already withheld by its results needs none of its calls read.
+  if (!settleGroup(states, norm).withheld) {
+    for (const [i, r] of members.entries()) {
+      const p = await readCalls(r, stats);
+      const state = states[i] as MemberState;
+      state.calls = p.calls;
+      state.okCalls = p.okCalls;
+      produced[i] = rowsOfRollout(p.exchanges ?? [], r, ctx);
+    }
+  }
+  const s = settleGroup(states, norm);
+  totals.groups++;
+  totals.unscored += states.filter((m) => m.reward === null).length;
+  if (s.withheld) {
+    totals.withheld[s.withheld] = (totals.withheld[s.withheld] ?? 0) + 1;
+    stats.skip("skipped_withheld_group", members.length);
+  } else if (s.scored < 2) {
+    totals.singleScored++;
+  }
+  for (const [i, r] of members.entries()) {
+    const p = produced[i];
+    if (s.withheld || !p) continue;
+    // --min-reward drops only this rollout's rows: the advantages above used the whole group.
+    if (ctx.minReward !== undefined && (r.reward === null || r.reward < ctx.minReward)) {
+      stats.skip("skipped_reward");
+      continue;
+    }
+    stats.addSkips(p.skips);
+    if (p.notTrainingGrade)
+      stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: p.notTrainingGrade });
+    const block = groupBlock(id, s, norm, { error: r.error, excluded: s.excluded[i] });
+    const signal = {
+      outcome: r.outcome,
+      in_baseline: s.inBaseline[i] ?? false,
+      advantage: s.advantages[i] ?? null,
+      group: block,
+    };
+    for (const { row, toolCalls } of p.rows) await emitRow(ctx, row, toolCalls, signal);
+  }
+  await stats.sink.addGroup({
+    id,
+    by: ctx.by,
+    key: group.key,
+    normalisation: norm,
+    formula: groupBlock(id, s, norm, { error: null }).formula,
+    rollouts: s.rollouts,
+    scored: s.scored,
+    mean: s.mean,
+    std: s.std,
+    std_ddof: 1,
+    eps: 0.0001,
+    withheld: s.withheld,
+    members: members.map((r, i) => memberEntry(r, i, states, s)),
+  });
+}
+
+function memberEntry(
+  r: RolloutFacts,
+  i: number,
+  states: MemberState[],
+  s: ReturnType<typeof settleGroup>,
+): GroupMember {
+  const m: GroupMember = {
+    rollout: r.name,
+    rollout_dir: r.displayDir,
+    job: r.job.id,
+    reward: r.reward,
+    advantage: s.advantages[i] ?? null,
+    outcome: r.outcome,
+    error: r.error,
+    in_baseline: s.inBaseline[i] ?? false,
+    result: r.resultState,
+  };
+  const own = memberWithheld(states[i] as MemberState);
+  if (own) m.withheld_reason = own;
+  const excluded = s.excluded[i];
+  if (excluded) m.excluded = excluded;
+  return m;
+}

@@ -1,0 +1,42 @@
+// Reading a rollout's calls and writing rows: shared by the plain and the grouped conversion.
+import path from "node:path";
+import type { ConvertStats } from "./convert-stats.js";
+import { TRAJECTORY } from "./discover.js";
+import { type Exchange, isSuccessful, readExchanges } from "./exchange.js";
+import type { RolloutFacts } from "./rollout.js";
+import type { RowWriter } from "./row-writer.js";
+import type { BaseRow, RowMode } from "./rows.js";
+import type { RowFormat } from "./validate.js";
+
+export interface Produced {
+  exchanges: Exchange[] | undefined;
+  calls: number;
+  okCalls: number;
+}
+
+export async function readCalls(r: RolloutFacts, stats: ConvertStats): Promise<Produced> {
+  const display = path.join(r.displayDir, TRAJECTORY);
+  const exchanges = await readExchanges(path.join(r.dir, TRAJECTORY), display);
+  if (exchanges) await stats.sink.addSource(display);
+  stats.exchangesSeen += exchanges?.length ?? 0;
+  return { exchanges, calls: exchanges?.length ?? 0, okCalls: exchanges?.filter(isSuccessful).length ?? 0 };
+}
+
+export interface WriteContext {
+  format: RowFormat;
+  rowMode: RowMode;
+  minReward: number | undefined;
+  stats: ConvertStats;
+  writer: RowWriter;
+}
+
+export async function emitRow(
+  ctx: WriteContext,
+  row: BaseRow,
+  toolCalls: number,
+  signal: Record<string, unknown>,
+): Promise<void> {
+  await ctx.writer.write({ ...row, ...signal });
+  ctx.stats.rowsWritten++;
+  if (toolCalls > 0) ctx.stats.rowsWithToolCalls++;
+}

@@ -1,0 +1,101 @@
+// Shared pieces for turning any dialect into OpenAI chat messages: text joining, tool calls, tool defs.
+import { isRecord } from "../jsonl.js";
+import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
+
+export type Obj = Record<string, unknown>;
+
+/** A model call seen as chat: the history the agent sent, the reply it got, and its declared tools. */
+export interface Conversation {
+  messages: ChatMessage[];
+  assistant: ChatMessage | null;
+  tools: ToolDef[];
+}
+
+const TEXT_PARTS = new Set(["text", "input_text", "output_text"]);
+
+/** Text parts joined; a part list with images or files is kept as it is. */
+export function contentOf(content: unknown): string | unknown[] {
+  if (typeof content === "string") return content;
+  if (content == null) return "";
+  if (!Array.isArray(content)) return JSON.stringify(content);
+  const texts: string[] = [];
+  for (const part of content) {
+    if (typeof part === "string") texts.push(part);
+    else if (isRecord(part) && TEXT_PARTS.has(String(part.type)) && typeof part.text === "string")
+      texts.push(part.text);
+    else if (isRecord(part) && (part.type === "thinking" || part.type === "redacted_thinking")) continue;
+    else return content;
+  }
+  return texts.join("\n");
+}
+
+/** Arguments as a JSON string of an object; malformed text is kept, wrapped, never dropped. */
+export function argumentsOf(args: unknown): string {
+  if (typeof args === "string") {
+    if (args.trim() === "") return "{}";
+    try {
+      if (isRecord(JSON.parse(args))) return args;
+    } catch {
+      // fall through: keep the text the model produced
+    }
+    return JSON.stringify({ _malformed_json_arguments: args });
+  }
+  if (isRecord(args)) return JSON.stringify(args);
+  return "{}";
+}
+
+export function toolCall(id: unknown, name: unknown, args: unknown, fallbackId: string): ToolCall {
+  return {
+    id: typeof id === "string" && id !== "" ? id : fallbackId,
+    type: "function",
+    function: { name: typeof name === "string" ? name : "", arguments: argumentsOf(args) },
+  };
+}
+
+export function toolDef(name: unknown, description: unknown, parameters: unknown): ToolDef | null {
+  if (typeof name !== "string" || name === "") return null;
+  return {
+    type: "function",
+    function: {
+      name,
+      description: typeof description === "string" ? description : "",
+      parameters: isRecord(parameters) ? parameters : { type: "object", properties: {} },
+    },
+  };
+}
+
+export function arrayOf(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** Roles as trainers expect them: developer is system, a late system message becomes user. */
+export function normaliseRoles(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m, i) => {
+    const role = String(m.role);
+    if (role === "developer" || role === "system") return { ...m, role: i === 0 ? "system" : "user" };
+    if (role === "model") return { ...m, role: "assistant" };
+    return m;
+  });
+}
+
+const BANNED_MESSAGE_KEYS = [
+  "reasoning_content",
+  "thinking_blocks",
+  "private_reasoning",
+  "provider_specific_fields",
+  "function_call",
+  "reasoning",
+  "refusal",
+  "annotations",
+  "audio",
+];
+
+/** A message with only the keys a row keeps (reasoning and provider extras are dropped). */
+export function cleanMessage(m: Obj): ChatMessage {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(m)) {
+    if (BANNED_MESSAGE_KEYS.includes(k) || v === undefined) continue;
+    out[k] = v;
+  }
+  return out as ChatMessage;
+}

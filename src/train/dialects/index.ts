@@ -1,0 +1,27 @@
+// Any recorded call, whichever dialect the agent spoke, as chat messages with its tool calls kept.
+import { type Exchange, requestBody, responseBody, wireOf } from "../exchange.js";
+import { fromAnthropic } from "./anthropic.js";
+import { type Conversation, normaliseRoles } from "./common.js";
+import { fromOpenAIChat } from "./openai-chat.js";
+import { fromOpenAIResponses } from "./openai-responses.js";
+
+export type { Conversation } from "./common.js";
+
+export function conversationOf(ex: Exchange): Conversation {
+  const req = requestBody(ex);
+  const res = responseBody(ex);
+  const wire = wireOf(ex);
+  const conv =
+    wire === "anthropic-messages"
+      ? fromAnthropic(req, res, ex.index)
+      : wire === "openai-responses"
+        ? fromOpenAIResponses(req, res, ex.index)
+        : fromOpenAIChat(req, res, ex.index);
+  return { ...conv, messages: normaliseRoles(conv.messages) };
+}
+
+/** The model name the agent asked for (what it sent to the gateway). */
+export function requestModelOf(ex: Exchange): string | null {
+  const m = requestBody(ex).model ?? ex.metadata.request_model;
+  return typeof m === "string" ? m : null;
+}

@@ -1,0 +1,111 @@
+// One pass over a jobs tree: every job (with its plan), every rollout's facts, and the replaced attempts.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { UserInputError } from "../errors.js";
+import { EvaluationPlan } from "../schemas/result.js";
+import { type Retried, retriedIn } from "./attempts.js";
+import { discoverJobs, jobIds, PLAN } from "./discover.js";
+import { isRecord } from "./jsonl.js";
+import { type JobInfo, type RolloutFacts, readRollout } from "./rollout.js";
+
+export interface ScannedJob {
+  job: JobInfo;
+  /** Every rollout folder of the job, replaced attempts included, sorted by path. */
+  rollouts: RolloutFacts[];
+  retried: Map<string, Retried>;
+}
+
+export interface JobScan {
+  root: string;
+  displayRoot: string;
+  jobs: JobInfo[];
+  /** The jobs' rollouts, one job at a time (a job's facts are needed together for its retries). */
+  eachJob(): AsyncGenerator<ScannedJob>;
+}
+
+export interface Scan {
+  root: string;
+  displayRoot: string;
+  jobs: JobInfo[];
+  /** Every rollout folder found, replaced attempts included, sorted by relPath. */
+  rollouts: RolloutFacts[];
+  retried: Map<string, Retried>;
+}
+
+export async function readPlan(jobDir: string): Promise<EvaluationPlan | null> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await fs.readFile(path.join(jobDir, PLAN), "utf8"));
+  } catch {
+    return null;
+  }
+  const parsed = EvaluationPlan.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  // A plan from another writer may lack fields we do not need; keep what names the policy.
+  if (!isRecord(raw)) return null;
+  return { tasks: [], ...raw } as unknown as EvaluationPlan;
+}
+
+/** Runs fn over items with at most `limit` in flight, keeping order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (t: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export async function assertFolder(input: string): Promise<string> {
+  const root = path.resolve(input);
+  const stat = await fs.stat(root).catch(() => null);
+  if (!stat?.isDirectory()) {
+    throw new UserInputError(
+      `${input}: no such folder. Give a rollout folder, a job folder or a folder of jobs.`,
+    );
+  }
+  return root;
+}
+
+export async function scanJobs(input: string): Promise<JobScan> {
+  const root = await assertFolder(input);
+  const found = await discoverJobs(root);
+  const ids = jobIds(found.map((j) => j.dir));
+  const jobs = await mapLimit(found, 8, async (j) => ({
+    dir: j.dir,
+    id: ids.get(j.dir) ?? path.basename(j.dir),
+    plan: j.isEvaluation ? await readPlan(j.dir) : null,
+    isEvaluation: j.isEvaluation,
+  }));
+  async function* eachJob(): AsyncGenerator<ScannedJob> {
+    for (const [i, j] of found.entries()) {
+      const job = jobs[i] as JobInfo;
+      const rollouts = await mapLimit(j.rolloutDirs, 16, (dir) =>
+        readRollout(dir, { job, root, displayRoot: input }),
+      );
+      yield { job, rollouts, retried: retriedIn(rollouts, job.isEvaluation) };
+    }
+  }
+  return { root, displayRoot: input, jobs, eachJob };
+}
+
+/** Every rollout of every job at once (convert itself goes job by job). */
+export async function scanRollouts(input: string): Promise<Scan> {
+  const scan = await scanJobs(input);
+  const rollouts: RolloutFacts[] = [];
+  const retried = new Map<string, Retried>();
+  for await (const j of scan.eachJob()) {
+    rollouts.push(...j.rollouts);
+    for (const [dir, r] of j.retried) retried.set(dir, r);
+  }
+  rollouts.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
+  return { root: scan.root, displayRoot: input, jobs: scan.jobs, rollouts, retried };
+}

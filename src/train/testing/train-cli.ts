@@ -1,0 +1,13 @@
+// `bench train ...` as its own process, for tests and benchmarks, until the main CLI is in reach:
+//   node --import tsx src/train/testing/train-cli.ts convert JOBS --out FILE
+import { Command } from "commander";
+import { reportError } from "../../cli/errors.js";
+import { registerTrainCommands } from "../../cli/train.js";
+
+const program = new Command("bench").exitOverride();
+registerTrainCommands(program);
+try {
+  await program.parseAsync(["train", ...process.argv.slice(2)], { from: "user" });
+} catch (err) {
+  process.exitCode = reportError(err);
+}
