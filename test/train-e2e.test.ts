@@ -1,0 +1,149 @@
+// bench train on jobs that bench run really wrote: bench-agent on the scripted policy (rows with
+// tool calls and tokens), oracle jobs (withheld: no model calls), and stream following a live run.
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Evaluation } from "../src/job/evaluation.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { EXAMPLES, REPO, bench, startBench, tempDir } from "./helpers/bench.js";
+
+let root: string;
+before(async () => {
+  root = await tempDir("train-e2e");
+});
+after(() => fs.rm(root, { recursive: true, force: true }));
+
+const lines = async (file: string) => (await fs.readFile(file, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+
+describe("bench train on bench-agent rollouts", () => {
+  let agentDir: string;
+  before(async () => {
+    const policy = await startScriptedPolicy({ script: await loadPolicyScript(path.join(REPO, "examples/policies/hello.json")) });
+    try {
+      const run = await new Evaluation({
+        tasks: path.join(EXAMPLES, "hello"),
+        agent: "bench-agent",
+        model: "vllm/scripted",
+        trials: 3,
+        jobsDir: path.join(root, "group"),
+        sandbox: "namespace",
+        env: {},
+        policy: { baseUrl: policy.baseUrl, captureTokens: true },
+      }).run();
+      assert.equal(run.exitCode, 0);
+    } finally {
+      await policy.close();
+    }
+    agentDir = path.join(root, "group/bench-agent");
+  });
+
+  it("converts one row per rollout with the group block, and validate counts every row's tool calls", async () => {
+    const out = path.join(root, "rows.jsonl");
+    const convert = await bench(["train", "convert", agentDir, "--out", out, "--group-advantage", "grpo", "--group-by", "task,agent,model", "--manifest", path.join(root, "stats.json")]);
+    assert.equal(convert.code, 0, convert.stderr);
+    assert.match(convert.stdout, new RegExp(`Converted 3 row\\(s\\) from 3 rollout\\(s\\) -> ${out.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
+    assert.match(convert.stdout, /Groups \(grpo, by task,agent,model\): 1; 0 unscored rollout\(s\) left out of every baseline\.\n/);
+    const rows = await lines(out);
+    assert.equal(rows.length, 3);
+    for (const row of rows) {
+      assert.equal(row.advantage, 0);
+      assert.equal(row.group.id, "task=hello|agent=bench-agent|model=vllm/scripted");
+      assert.equal(row.group.mean, 1);
+      assert.equal(row.in_baseline, true);
+      assert.ok(row.messages.some((m: { tool_calls?: unknown[] }) => (m.tool_calls?.length ?? 0) > 0));
+    }
+    const validate = await bench(["train", "validate", out, "--require-tool-calls"]);
+    assert.equal(validate.code, 0, validate.stderr);
+    assert.equal(validate.stdout, '{"ok": true, "rows": 3, "rows_with_tool_calls": 3}\n');
+  });
+
+  it("merges each rollout's calls into one token sequence, masks 1 only on sampled tokens", async () => {
+    const out = path.join(root, "tokens.jsonl");
+    const convert = await bench(["train", "convert", agentDir, "--out", out, "--format", "tokens"]);
+    assert.equal(convert.code, 0, convert.stderr);
+    const rows = await lines(out);
+    assert.equal(rows.length, 3);
+    for (const row of rows) {
+      assert.equal(row.completion_ids.length, row.completion_mask.length);
+      assert.equal(row.completion_ids.length, row.completion_logprobs.length);
+      const sampled = row.completion_mask.filter((m: number) => m === 1).length;
+      assert.ok(sampled > 0 && sampled < row.completion_ids.length, "tool output between calls is masked 0");
+    }
+  });
+
+  it("streams the three rollouts of the finished group with their advantages", async () => {
+    const stream = await bench(["train", "stream", agentDir, "--no-follow", "--group-size", "3", "--group-by", "task,agent,model"]);
+    assert.equal(stream.code, 0, stream.stderr);
+    const records = stream.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(records.length, 3);
+    assert.deepEqual(records.map((r) => r.advantage), [0, 0, 0]);
+    assert.ok(records.every((r) => r.schema_version === "benchflow.rollout-stream.v1" && r.group_complete === true));
+  });
+});
+
+describe("bench train on oracle jobs", () => {
+  it("withholds the group: oracle rollouts never reached a model", async () => {
+    const jobs = path.join(root, "oracle");
+    const run = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--trials", "2", "--jobs-dir", jobs, "--sandbox", "namespace"]);
+    assert.equal(run.code, 0, run.stderr);
+    const manifest = path.join(root, "oracle-manifest.json");
+    const convert = await bench(["train", "convert", path.join(jobs, "oracle"), "--out", path.join(root, "oracle.jsonl"), "--group-advantage", "grpo", "--group-by", "task,agent,model", "--manifest", manifest]);
+    assert.equal(convert.code, 0, convert.stderr);
+    assert.match(convert.stdout, /Converted 0 row\(s\) from 2 rollout\(s\)/);
+    const m = JSON.parse(await fs.readFile(manifest, "utf8"));
+    const text = JSON.stringify(m);
+    assert.match(text, /"withheld":"no_model_calls"|"withheld": "no_model_calls"/);
+  });
+});
+
+describe("bench train stream on a running job", () => {
+  async function slowTasks(dir: string, n: number): Promise<string> {
+    for (let i = 0; i < n; i++) {
+      const task = path.join(dir, `slow-${i}`);
+      await fs.cp(path.join(EXAMPLES, "hello"), task, { recursive: true });
+      await fs.writeFile(path.join(task, "solution/solve.sh"), "#!/bin/bash\nsleep 0.4\necho 'Hello, world!' > /app/hello.txt\n");
+    }
+    return dir;
+  }
+
+  async function waitFor(file: string): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      if (await fs.access(file).then(() => true, () => false)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${file} never appeared`);
+  }
+
+  function collect(child: ReturnType<typeof startBench>): Promise<{ code: number | null; stdout: string }> {
+    let stdout = "";
+    child.stdout?.on("data", (d) => (stdout += d));
+    return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout })));
+  }
+
+  it("emits every rollout once and exits 0 when the run finishes", async () => {
+    const tasks = await slowTasks(path.join(root, "live-tasks"), 3);
+    const jobs = path.join(root, "live");
+    const run = collect(startBench(["run", tasks, "-a", "oracle", "--trials", "2", "-j", "1", "--jobs-dir", jobs, "--job-name", "live", "--sandbox", "namespace"]));
+    await waitFor(path.join(jobs, "oracle/trial-02/live/evaluation.json"));
+    const stream = collect(startBench(["train", "stream", path.join(jobs, "oracle")]));
+    const [r, s] = await Promise.all([run, stream]);
+    assert.equal(r.code, 0);
+    assert.equal(s.code, 0);
+    const names = s.stdout.trim().split("\n").map((l) => JSON.parse(l).rollout);
+    assert.equal(names.length, 6);
+    assert.equal(new Set(names).size, 6, "each rollout once");
+  });
+
+  it("exits 1 when the run's process dies", async () => {
+    const tasks = await slowTasks(path.join(root, "dying-tasks"), 4);
+    const jobs = path.join(root, "dying");
+    const runner = startBench(["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "d", "--sandbox", "namespace"]);
+    await waitFor(path.join(jobs, "oracle/trial-01/d/evaluation.json"));
+    const stream = collect(startBench(["train", "stream", path.join(jobs, "oracle")]));
+    await new Promise((r) => setTimeout(r, 600));
+    runner.kill("SIGKILL");
+    const s = await stream;
+    assert.equal(s.code, 1);
+  });
+});
