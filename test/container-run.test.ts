@@ -72,3 +72,40 @@ describe("bench run --sandbox container", () => {
     }
   });
 });
+
+describe("bench run --sandbox container: eight at once, and nothing left behind", () => {
+  it("runs 8 trials concurrently at -j 8; after the run, and after a SIGKILL and a rerun, no container of ours is left", async (t) => {
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    const { listContainers } = await import("../src/sandbox/container/cleanup.js");
+    const ours = async (job: string) =>
+      (await listContainers(engine, "benchflow.job")).filter((c) => c.Labels?.["benchflow.job"] === job);
+    const tasks = path.join(root, "eight");
+    for (let i = 0; i < 8; i++) {
+      const task = path.join(tasks, `slow-${i}`);
+      await fs.cp(path.join(EXAMPLES, "hello"), task, { recursive: true });
+      await fs.writeFile(path.join(task, "solution/solve.sh"), "#!/bin/bash\nsleep 2\necho 'Hello, world!' > /app/hello.txt\n");
+    }
+    const jobs = path.join(root, "eight-jobs");
+    const run = await bench(["run", tasks, "-a", "oracle", "-j", "8", "--jobs-dir", jobs, "--job-name", "first", ...CT]);
+    assert.equal(run.code, 0, run.stderr);
+    const results = (await rollouts(jobs)).map((r) => r.result);
+    assert.equal(results.length, 8);
+    const spans = results.map((r) => [Date.parse(r?.started_at), Date.parse(r?.finished_at)] as const);
+    const latestStart = Math.max(...spans.map(([s]) => s));
+    const earliestEnd = Math.min(...spans.map(([, e]) => e));
+    assert.ok(latestStart < earliestEnd, "all eight trials were running at the same moment");
+    assert.deepEqual(await ours("first"), []);
+
+    const args = ["run", tasks, "-a", "oracle", "-j", "8", "--jobs-dir", jobs, "--job-name", "killed", ...CT];
+    const child = (await import("./helpers/bench.js")).startBench(args);
+    for (let i = 0; (await ours("killed")).length === 0 && i < 300; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok((await ours("killed")).length > 0, "containers were running when the run was killed");
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    const rerun = await bench(args);
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.equal(rerun.stdout.match(/  reward 1\.0/g)?.length, 8);
+    assert.deepEqual(await ours("killed"), [], "the rerun removed the dead run's containers and its own");
+  });
+});
