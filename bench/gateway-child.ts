@@ -20,7 +20,9 @@ if (role === "policy") {
     sampling: { temperature: 0.7 },
     capture: { enabled: false },
   });
-  const { apiKey } = gateway.addTrial("bench", { trajectoryFile: path.join(os.tmpdir(), `bf-bench-gw-${process.pid}.jsonl`) });
+  const { apiKey } = gateway.addTrial("bench", {
+    trajectoryFile: path.join(os.tmpdir(), `bf-bench-gw-${process.pid}.jsonl`),
+  });
   let peak = process.memoryUsage().rss;
   setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);

@@ -15,14 +15,14 @@ export type { AgentResult, EvaluationPlan, JobSummary, TimingInfo, TrialResult }
 export { taskDigest } from "./task/digest.js";
 export { loadTask } from "./task/load.js";
 export type { Task, TaskConfig } from "./task/types.js";
+export type { ConvertOptions, ConvertResult, StreamOptions } from "./train/index.js";
 export {
   convertJob,
-  streamRollouts,
-  validateRows,
-  validateFile,
   JobProcessGone,
   StreamTimeout,
   scanRollouts,
+  streamRollouts,
   tokenReport,
+  validateFile,
+  validateRows,
 } from "./train/index.js";
-export type { ConvertOptions, ConvertResult, StreamOptions } from "./train/index.js";

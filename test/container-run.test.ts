@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
-import { EXAMPLES, REPO, bench, rollouts, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, rollouts, tempDir } from "./helpers/bench.js";
 
 const CT = ["--sandbox", "container"];
 let root: string;
@@ -25,24 +25,57 @@ describe("bench run --sandbox container", () => {
     await fs.cp(path.join(EXAMPLES, "half-life"), task, { recursive: true });
     await fs.writeFile(path.join(task, "environment/nonce.txt"), randomBytes(8).toString("hex"));
     const jobs = path.join(root, "half-life");
-    const run = await bench(["run", task, "-a", "oracle", "--trials", "2", "-j", "2", "--jobs-dir", jobs, ...CT]);
+    const run = await bench([
+      "run",
+      task,
+      "-a",
+      "oracle",
+      "--trials",
+      "2",
+      "-j",
+      "2",
+      "--jobs-dir",
+      jobs,
+      ...CT,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /trial-01  reward 1\.0: close_enough pass/);
     assert.match(run.stdout, /trial-02  reward 1\.0: close_enough pass/);
     const jobDirs = (await rollouts(jobs)).map((r) => path.dirname(r.dir));
-    const logs = await Promise.all(jobDirs.map((d) => fs.readFile(path.join(d, "builds/half-life.log"), "utf8")));
+    const logs = await Promise.all(
+      jobDirs.map((d) => fs.readFile(path.join(d, "builds/half-life.log"), "utf8")),
+    );
     const built = logs.filter((log) => !/exists \(environment\/ unchanged\); reused/.test(log));
     assert.equal(built.length, 1, "one build, in the first job; the second job reuses the image");
-    const image = JSON.parse(await fs.readFile(path.join(jobDirs[0] ?? "", (await fs.readdir(jobDirs[0] ?? "")).find((d) => d.startsWith("half-life__")) ?? "", "config.json"), "utf8")).sandbox_image;
+    const image = JSON.parse(
+      await fs.readFile(
+        path.join(
+          jobDirs[0] ?? "",
+          (await fs.readdir(jobDirs[0] ?? "")).find((d) => d.startsWith("half-life__")) ?? "",
+          "config.json",
+        ),
+        "utf8",
+      ),
+    ).sandbox_image;
     const nop = await bench(["run", task, "-a", "nop", "--jobs-dir", path.join(root, "nop"), ...CT]);
     assert.equal(nop.code, 0, nop.stderr);
     assert.match(nop.stdout, /trial-01  reward 0\.0/);
-    await engine.client.send("DELETE", `/images/${encodeURIComponent(image)}`, { query: { force: true } }).catch(() => undefined);
+    await engine.client
+      .send("DELETE", `/images/${encodeURIComponent(image)}`, { query: { force: true } })
+      .catch(() => undefined);
   });
 
   it("runs a task whose Dockerfile installs a Debian package, with its oracle", async (t) => {
     if (!(await engineOrSkip(t))) return;
-    const run = await bench(["run", path.join(EXAMPLES, "jq-report"), "-a", "oracle", "--jobs-dir", path.join(root, "jq"), ...CT]);
+    const run = await bench([
+      "run",
+      path.join(EXAMPLES, "jq-report"),
+      "-a",
+      "oracle",
+      "--jobs-dir",
+      path.join(root, "jq"),
+      ...CT,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /trial-01  reward 1\.0/);
   });
@@ -53,7 +86,9 @@ describe("bench run --sandbox container", () => {
       ["hello", "hello.json", 1],
       ["half-life", "half-life-one-wrong.json", 0.6667],
     ] as const) {
-      const policy = await startScriptedPolicy({ script: await loadPolicyScript(path.join(REPO, "examples/policies", script)) });
+      const policy = await startScriptedPolicy({
+        script: await loadPolicyScript(path.join(REPO, "examples/policies", script)),
+      });
       try {
         const result = await new Evaluation({
           tasks: path.join(EXAMPLES, task),
@@ -84,10 +119,25 @@ describe("bench run --sandbox container: eight at once, and nothing left behind"
     for (let i = 0; i < 8; i++) {
       const task = path.join(tasks, `slow-${i}`);
       await fs.cp(path.join(EXAMPLES, "hello"), task, { recursive: true });
-      await fs.writeFile(path.join(task, "solution/solve.sh"), "#!/bin/bash\nsleep 2\necho 'Hello, world!' > /app/hello.txt\n");
+      await fs.writeFile(
+        path.join(task, "solution/solve.sh"),
+        "#!/bin/bash\nsleep 2\necho 'Hello, world!' > /app/hello.txt\n",
+      );
     }
     const jobs = path.join(root, "eight-jobs");
-    const run = await bench(["run", tasks, "-a", "oracle", "-j", "8", "--jobs-dir", jobs, "--job-name", "first", ...CT]);
+    const run = await bench([
+      "run",
+      tasks,
+      "-a",
+      "oracle",
+      "-j",
+      "8",
+      "--jobs-dir",
+      jobs,
+      "--job-name",
+      "first",
+      ...CT,
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const results = (await rollouts(jobs)).map((r) => r.result);
     assert.equal(results.length, 8);
@@ -99,7 +149,8 @@ describe("bench run --sandbox container: eight at once, and nothing left behind"
 
     const args = ["run", tasks, "-a", "oracle", "-j", "8", "--jobs-dir", jobs, "--job-name", "killed", ...CT];
     const child = (await import("./helpers/bench.js")).startBench(args);
-    for (let i = 0; (await ours("killed")).length === 0 && i < 300; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; (await ours("killed")).length === 0 && i < 300; i++)
+      await new Promise((r) => setTimeout(r, 100));
     assert.ok((await ours("killed")).length > 0, "containers were running when the run was killed");
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, type PolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { EXAMPLES, REPO, bench, rollouts, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, rollouts, tempDir } from "./helpers/bench.js";
 
 const KEY = "sk-upstream-secret-4242";
 let root: string;
@@ -17,7 +17,10 @@ after(() => fs.rm(root, { recursive: true, force: true }));
 
 async function calls(rolloutDir: string): Promise<Record<string, any>[]> {
   const text = await fs.readFile(path.join(rolloutDir, "trajectory/llm_trajectory.jsonl"), "utf8");
-  return text.trim().split("\n").map((l) => JSON.parse(l));
+  return text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -28,7 +31,13 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out;
 }
 
-async function runWith(script: PolicyScript, task: string, jobs: string, extra: Record<string, unknown> = {}, server: Record<string, unknown> = {}) {
+async function runWith(
+  script: PolicyScript,
+  task: string,
+  jobs: string,
+  extra: Record<string, unknown> = {},
+  server: Record<string, unknown> = {},
+) {
   const policy = await startScriptedPolicy({ script, apiKey: KEY, ...server });
   try {
     const result = await new Evaluation({
@@ -70,22 +79,50 @@ describe("bench-agent on the scripted policy", () => {
     assert.equal(rollout?.result?.agent_result.n_model_calls, recorded.length);
     assert.ok(rollout?.result?.agent_result.n_input_tokens > 0);
     assert.deepEqual(rollout?.result?.policy_versions, ["scripted"]);
-    const events = (await fs.readFile(path.join(rollout?.dir ?? "", "trajectory/acp_trajectory.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual([...new Set(events.map((e) => e.type))].sort(), ["agent_message", "tool_call", "user_message"]);
+    const events = (
+      await fs.readFile(path.join(rollout?.dir ?? "", "trajectory/acp_trajectory.jsonl"), "utf8")
+    )
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual([...new Set(events.map((e) => e.type))].sort(), [
+      "agent_message",
+      "tool_call",
+      "user_message",
+    ]);
   });
 
   it("reaches partial credit on half-life when the script gets one check wrong", async () => {
     const script = await loadPolicyScript(path.join(REPO, "examples/policies/half-life-one-wrong.json"));
     const { result } = await runWith(script, "half-life", "half-life");
     assert.equal(result.results[0]?.rewards?.reward, 0.6667);
-    assert.equal(result.results[0]?.test_last_line, "close_enough pass, plausible_uncertainty fail, consistent pass");
+    assert.equal(
+      result.results[0]?.test_last_line,
+      "close_enough pass, plausible_uncertainty fail, consistent pass",
+    );
   });
 
   it("enforces the sampling settings on every upstream call, records them, and keeps the key out of the sandbox and the jobs dir", async () => {
     const script: PolicyScript = {
-      conversations: [{ replies: [{ tool_calls: [{ name: "bash", arguments: { command: "env; cat /proc/self/environ | tr '\\0' '\\n'" } }] }, { tool_calls: [{ name: "submit", arguments: {} }] }] }],
+      conversations: [
+        {
+          replies: [
+            {
+              tool_calls: [
+                { name: "bash", arguments: { command: "env; cat /proc/self/environ | tr '\\0' '\\n'" } },
+              ],
+            },
+            { tool_calls: [{ name: "submit", arguments: {} }] },
+          ],
+        },
+      ],
     };
-    const { requests, found } = await runWith(script, "hello", "sampling", { temperature: 0.3, topP: 0.9, maxTokens: 77, policyVersion: "ckpt-9" });
+    const { requests, found } = await runWith(script, "hello", "sampling", {
+      temperature: 0.3,
+      topP: 0.9,
+      maxTokens: 77,
+      policyVersion: "ckpt-9",
+    });
     const chats = requests.filter((r) => r.path.startsWith("/v1/chat/completions"));
     assert.ok(chats.length >= 2);
     for (const r of chats) {
@@ -124,7 +161,11 @@ describe("a failing policy endpoint", () => {
     ["returns malformed JSON", { malformed: true }],
   ] as const) {
     it(`${what}: the call is recorded with its failure and the trial ends with provider_error, unscored`, async () => {
-      const { result, found } = await runWith({ conversations: [{ replies: [reply] }] }, "hello", `fail-${what.replace(/ /g, "-")}`);
+      const { result, found } = await runWith(
+        { conversations: [{ replies: [reply] }] },
+        "hello",
+        `fail-${what.replace(/ /g, "-")}`,
+      );
       assert.equal(result.exitCode, 1);
       const r = result.results[0];
       assert.equal(r?.error_category, "provider_error");
@@ -137,15 +178,29 @@ describe("a failing policy endpoint", () => {
 
   it("is down: provider_error, exit 1, with the reason on the result line", async () => {
     const run = await bench([
-      "run", path.join(EXAMPLES, "hello"), "-a", "bench-agent", "-m", "vllm/scripted",
-      "--base-url", "http://127.0.0.1:9/v1", "--jobs-dir", path.join(root, "down"), "--sandbox", "namespace", "--retry-attempts", "0",
+      "run",
+      path.join(EXAMPLES, "hello"),
+      "-a",
+      "bench-agent",
+      "-m",
+      "vllm/scripted",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--jobs-dir",
+      path.join(root, "down"),
+      "--sandbox",
+      "namespace",
+      "--retry-attempts",
+      "0",
     ]);
     assert.equal(run.code, 1);
     assert.match(run.stdout, /trial-01  unscored \(provider_error\)/);
   });
 
   it("hangs past the gateway's timeout: provider_error", async () => {
-    const { result } = await runWith({ conversations: [{ replies: [{ hang: true }] }] }, "hello", "hang", { upstreamTimeoutSec: 1 });
+    const { result } = await runWith({ conversations: [{ replies: [{ hang: true }] }] }, "hello", "hang", {
+      upstreamTimeoutSec: 1,
+    });
     assert.equal(result.results[0]?.error_category, "provider_error");
   });
 });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { EXAMPLES, REPO, bench, startBench, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, startBench, tempDir } from "./helpers/bench.js";
 
 let root: string;
 before(async () => {
@@ -14,12 +14,18 @@ before(async () => {
 });
 after(() => fs.rm(root, { recursive: true, force: true }));
 
-const lines = async (file: string) => (await fs.readFile(file, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+const lines = async (file: string) =>
+  (await fs.readFile(file, "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 describe("bench train on bench-agent rollouts", () => {
   let agentDir: string;
   before(async () => {
-    const policy = await startScriptedPolicy({ script: await loadPolicyScript(path.join(REPO, "examples/policies/hello.json")) });
+    const policy = await startScriptedPolicy({
+      script: await loadPolicyScript(path.join(REPO, "examples/policies/hello.json")),
+    });
     try {
       const run = await new Evaluation({
         tasks: path.join(EXAMPLES, "hello"),
@@ -40,10 +46,30 @@ describe("bench train on bench-agent rollouts", () => {
 
   it("converts one row per rollout with the group block, and validate counts every row's tool calls", async () => {
     const out = path.join(root, "rows.jsonl");
-    const convert = await bench(["train", "convert", agentDir, "--out", out, "--group-advantage", "grpo", "--group-by", "task,agent,model", "--manifest", path.join(root, "stats.json")]);
+    const convert = await bench([
+      "train",
+      "convert",
+      agentDir,
+      "--out",
+      out,
+      "--group-advantage",
+      "grpo",
+      "--group-by",
+      "task,agent,model",
+      "--manifest",
+      path.join(root, "stats.json"),
+    ]);
     assert.equal(convert.code, 0, convert.stderr);
-    assert.match(convert.stdout, new RegExp(`Converted 3 row\\(s\\) from 3 rollout\\(s\\) -> ${out.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
-    assert.match(convert.stdout, /Groups \(grpo, by task,agent,model\): 1; 0 unscored rollout\(s\) left out of every baseline\.\n/);
+    assert.match(
+      convert.stdout,
+      new RegExp(
+        `Converted 3 row\\(s\\) from 3 rollout\\(s\\) -> ${out.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`,
+      ),
+    );
+    assert.match(
+      convert.stdout,
+      /Groups \(grpo, by task,agent,model\): 1; 0 unscored rollout\(s\) left out of every baseline\.\n/,
+    );
     const rows = await lines(out);
     assert.equal(rows.length, 3);
     for (const row of rows) {
@@ -73,22 +99,62 @@ describe("bench train on bench-agent rollouts", () => {
   });
 
   it("streams the three rollouts of the finished group with their advantages", async () => {
-    const stream = await bench(["train", "stream", agentDir, "--no-follow", "--group-size", "3", "--group-by", "task,agent,model"]);
+    const stream = await bench([
+      "train",
+      "stream",
+      agentDir,
+      "--no-follow",
+      "--group-size",
+      "3",
+      "--group-by",
+      "task,agent,model",
+    ]);
     assert.equal(stream.code, 0, stream.stderr);
-    const records = stream.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const records = stream.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     assert.equal(records.length, 3);
-    assert.deepEqual(records.map((r) => r.advantage), [0, 0, 0]);
-    assert.ok(records.every((r) => r.schema_version === "benchflow.rollout-stream.v1" && r.group_complete === true));
+    assert.deepEqual(
+      records.map((r) => r.advantage),
+      [0, 0, 0],
+    );
+    assert.ok(
+      records.every((r) => r.schema_version === "benchflow.rollout-stream.v1" && r.group_complete === true),
+    );
   });
 });
 
 describe("bench train on oracle jobs", () => {
   it("withholds the group: oracle rollouts never reached a model", async () => {
     const jobs = path.join(root, "oracle");
-    const run = await bench(["run", path.join(EXAMPLES, "hello"), "-a", "oracle", "--trials", "2", "--jobs-dir", jobs, "--sandbox", "namespace"]);
+    const run = await bench([
+      "run",
+      path.join(EXAMPLES, "hello"),
+      "-a",
+      "oracle",
+      "--trials",
+      "2",
+      "--jobs-dir",
+      jobs,
+      "--sandbox",
+      "namespace",
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const manifest = path.join(root, "oracle-manifest.json");
-    const convert = await bench(["train", "convert", path.join(jobs, "oracle"), "--out", path.join(root, "oracle.jsonl"), "--group-advantage", "grpo", "--group-by", "task,agent,model", "--manifest", manifest]);
+    const convert = await bench([
+      "train",
+      "convert",
+      path.join(jobs, "oracle"),
+      "--out",
+      path.join(root, "oracle.jsonl"),
+      "--group-advantage",
+      "grpo",
+      "--group-by",
+      "task,agent,model",
+      "--manifest",
+      manifest,
+    ]);
     assert.equal(convert.code, 0, convert.stderr);
     assert.match(convert.stdout, /Converted 0 row\(s\) from 2 rollout\(s\)/);
     const m = JSON.parse(await fs.readFile(manifest, "utf8"));
@@ -102,14 +168,23 @@ describe("bench train stream on a running job", () => {
     for (let i = 0; i < n; i++) {
       const task = path.join(dir, `slow-${i}`);
       await fs.cp(path.join(EXAMPLES, "hello"), task, { recursive: true });
-      await fs.writeFile(path.join(task, "solution/solve.sh"), "#!/bin/bash\nsleep 0.4\necho 'Hello, world!' > /app/hello.txt\n");
+      await fs.writeFile(
+        path.join(task, "solution/solve.sh"),
+        "#!/bin/bash\nsleep 0.4\necho 'Hello, world!' > /app/hello.txt\n",
+      );
     }
     return dir;
   }
 
   async function waitFor(file: string): Promise<void> {
     for (let i = 0; i < 200; i++) {
-      if (await fs.access(file).then(() => true, () => false)) return;
+      if (
+        await fs.access(file).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`${file} never appeared`);
@@ -124,13 +199,33 @@ describe("bench train stream on a running job", () => {
   it("emits every rollout once and exits 0 when the run finishes", async () => {
     const tasks = await slowTasks(path.join(root, "live-tasks"), 3);
     const jobs = path.join(root, "live");
-    const run = collect(startBench(["run", tasks, "-a", "oracle", "--trials", "2", "-j", "1", "--jobs-dir", jobs, "--job-name", "live", "--sandbox", "namespace"]));
+    const run = collect(
+      startBench([
+        "run",
+        tasks,
+        "-a",
+        "oracle",
+        "--trials",
+        "2",
+        "-j",
+        "1",
+        "--jobs-dir",
+        jobs,
+        "--job-name",
+        "live",
+        "--sandbox",
+        "namespace",
+      ]),
+    );
     await waitFor(path.join(jobs, "oracle/trial-02/live/evaluation.json"));
     const stream = collect(startBench(["train", "stream", path.join(jobs, "oracle")]));
     const [r, s] = await Promise.all([run, stream]);
     assert.equal(r.code, 0);
     assert.equal(s.code, 0);
-    const names = s.stdout.trim().split("\n").map((l) => JSON.parse(l).rollout);
+    const names = s.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).rollout);
     assert.equal(names.length, 6);
     assert.equal(new Set(names).size, 6, "each rollout once");
   });
@@ -138,7 +233,20 @@ describe("bench train stream on a running job", () => {
   it("exits 1 when the run's process dies", async () => {
     const tasks = await slowTasks(path.join(root, "dying-tasks"), 4);
     const jobs = path.join(root, "dying");
-    const runner = startBench(["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "d", "--sandbox", "namespace"]);
+    const runner = startBench([
+      "run",
+      tasks,
+      "-a",
+      "oracle",
+      "-j",
+      "1",
+      "--jobs-dir",
+      jobs,
+      "--job-name",
+      "d",
+      "--sandbox",
+      "namespace",
+    ]);
     await waitFor(path.join(jobs, "oracle/trial-01/d/evaluation.json"));
     const stream = collect(startBench(["train", "stream", path.join(jobs, "oracle")]));
     await new Promise((r) => setTimeout(r, 600));

@@ -5,8 +5,8 @@ import { reportError } from "./errors.js";
 import { registerPolicyCommands } from "./policy.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
-import { registerTrainCommands } from "./train.js";
 import { registerTasksCommands } from "./tasks.js";
+import { registerTrainCommands } from "./train.js";
 
 export function buildProgram(): Command {
   const program = new Command("bench")

@@ -14,14 +14,17 @@ export function parseKeyValue(value: string, previous: Record<string, string>): 
 
 export function parseNumber(value: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got ${JSON.stringify(value)}`);
+  if (value.trim() === "" || !Number.isFinite(n))
+    throw new InvalidArgumentError(`expected a number, got ${JSON.stringify(value)}`);
   return n;
 }
 
 export function parsePrice(value: string): { inputPerMTok: number; outputPerMTok: number } {
   const parts = value.split(",").map((p) => Number(p));
   if (parts.length !== 2 || parts.some((p) => !Number.isFinite(p) || p < 0)) {
-    throw new InvalidArgumentError(`expected IN,OUT in USD per million tokens, e.g. 0.27,1.1; got ${JSON.stringify(value)}`);
+    throw new InvalidArgumentError(
+      `expected IN,OUT in USD per million tokens, e.g. 0.27,1.1; got ${JSON.stringify(value)}`,
+    );
   }
   return { inputPerMTok: parts[0] as number, outputPerMTok: parts[1] as number };
 }

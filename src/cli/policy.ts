@@ -8,7 +8,9 @@ export function registerPolicyCommands(program: Command): void {
   const policy = program.command("policy").description("Policy servers for testing");
   policy
     .command("scripted")
-    .description("Serve a scripted policy on an OpenAI-compatible endpoint (vLLM's wire format, token ids and logprobs)")
+    .description(
+      "Serve a scripted policy on an OpenAI-compatible endpoint (vLLM's wire format, token ids and logprobs)",
+    )
     .requiredOption("--script <file>", "JSON or YAML script of replies (see examples/policies)")
     .option("--port <n>", "port", parseInteger, 8000)
     .option("--host <host>", "address", "127.0.0.1")

@@ -7,8 +7,8 @@ import type { SandboxBackend } from "../sandbox/types.js";
 import { isInfrastructure } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
-import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
 import { openModelAccess } from "./model-access.js";
+import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
 import { type JobOutcome, runJob } from "./run-job.js";
 
 export type EvaluationEvent =
@@ -58,7 +58,8 @@ export class Evaluation {
     for (const note of (await plan.backend.reap?.()) ?? []) warn(note);
     emit({ type: "plan", plan });
     // The plan of every job is on disk before the first starts: a streaming trainer knows what to wait for.
-    for (const job of plan.jobs) await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan, { durable: true });
+    for (const job of plan.jobs)
+      await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan, { durable: true });
     const signal = this.settings.signal ?? new AbortController().signal;
     const jobs: JobOutcome[] = [];
     for (const job of plan.jobs) {
@@ -70,24 +71,24 @@ export class Evaluation {
       let outcome: JobOutcome;
       try {
         outcome = await runJob({
-        jobDir: job.jobDir,
-        jobName: plan.jobName,
-        trialLabel: job.trialLabel,
-        tasks: plan.tasks,
-        agent: plan.agent as Agent,
-        model: plan.model,
-        backend: plan.backend as SandboxBackend,
-        concurrency: plan.concurrency,
-        retryAttempts: plan.retryAttempts,
-        agentEnv: plan.agentEnv,
-        settings: plan.trialSettings,
-        signal,
-        warn,
-        prepareTrial,
-        retryBackoffMs: this.settings.retryBackoffMs,
-        onTrialStart: (info) => emit({ type: "trial-start", ...info }),
-        onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
-      });
+          jobDir: job.jobDir,
+          jobName: plan.jobName,
+          trialLabel: job.trialLabel,
+          tasks: plan.tasks,
+          agent: plan.agent as Agent,
+          model: plan.model,
+          backend: plan.backend as SandboxBackend,
+          concurrency: plan.concurrency,
+          retryAttempts: plan.retryAttempts,
+          agentEnv: plan.agentEnv,
+          settings: plan.trialSettings,
+          signal,
+          warn,
+          prepareTrial,
+          retryBackoffMs: this.settings.retryBackoffMs,
+          onTrialStart: (info) => emit({ type: "trial-start", ...info }),
+          onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
+        });
       } finally {
         await access?.close();
       }

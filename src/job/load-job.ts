@@ -40,7 +40,7 @@ export interface LoadedJob {
 
 const MAX_DEPTH = 4;
 
-async function isJobDir(dir: string, entries: string[]): Promise<boolean> {
+function isJobDir(entries: string[]): boolean {
   return (
     entries.includes("evaluation.json") ||
     entries.includes("summary.json") ||
@@ -55,7 +55,7 @@ async function findJobDirs(dir: string, depth: number): Promise<string[]> {
   } catch {
     return [];
   }
-  if (await isJobDir(dir, entries)) return [dir];
+  if (isJobDir(entries)) return [dir];
   if (depth >= MAX_DEPTH) return [];
   const nested = await Promise.all(entries.sort().map((e) => findJobDirs(path.join(dir, e), depth + 1)));
   return nested.flat();

@@ -31,7 +31,10 @@ export async function openModelAccess(policy: ResolvedPolicy, model: string): Pr
 }
 
 /** The policy's last answer to this rollout failed: the endpoint, not the policy, ended it. */
-function modelFailureOf(gateway: Gateway, rolloutName: string): { category: "provider_error"; message: string } | null {
+function modelFailureOf(
+  gateway: Gateway,
+  rolloutName: string,
+): { category: "provider_error"; message: string } | null {
   const u = gateway.usage(rolloutName);
   if (u.lastError === null || u.failedCalls === 0) return null;
   return { category: "provider_error", message: `the policy endpoint failed: ${u.lastError}` };

@@ -14,8 +14,8 @@ import { loadTask } from "../task/load.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
-import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import { jobNameFor, trialLabel, validJobName } from "./names.js";
+import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
 
 export interface EvaluationSettings {
@@ -96,7 +96,9 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   }
   const model = agent.usesModel ? (s.model ?? null) : null;
   const agentEnvAll = s.agentEnv ?? {};
-  const policy = model ? resolvePolicy(model, s.policy ?? {}, { ...(s.env ?? process.env), ...agentEnvAll }) : null;
+  const policy = model
+    ? resolvePolicy(model, s.policy ?? {}, { ...(s.env ?? process.env), ...agentEnvAll })
+    : null;
   const agentEnv = Object.fromEntries(Object.entries(agentEnvAll).filter(([k]) => !GATEWAY_ONLY.includes(k)));
   if (s.jobName != null && !validJobName(s.jobName)) {
     throw new UserInputError(
@@ -137,7 +139,13 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     const resume = await checkResumable(jobDir, plan, warnings);
     jobs.push({ trialLabel: label, jobDir, resume, plan });
   }
-  const trialSettings = { sandbox: backend.kind, concurrency, trials, policy: policy?.record ?? null, ...s.recordSettings };
+  const trialSettings = {
+    sandbox: backend.kind,
+    concurrency,
+    trials,
+    policy: policy?.record ?? null,
+    ...s.recordSettings,
+  };
   return {
     jobName,
     jobsDir,

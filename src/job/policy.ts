@@ -36,10 +36,16 @@ function truthy(raw: string | undefined): boolean {
   return raw !== undefined && ["1", "true", "yes", "on"].includes(raw.toLowerCase());
 }
 
-export function resolvePolicy(model: string, s: PolicySettings, env: Record<string, string | undefined>): ResolvedPolicy {
+export function resolvePolicy(
+  model: string,
+  s: PolicySettings,
+  env: Record<string, string | undefined>,
+): ResolvedPolicy {
   const slash = model.indexOf("/");
   if (slash <= 0 || slash === model.length - 1) {
-    throw new UserInputError(`-m ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`);
+    throw new UserInputError(
+      `-m ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`,
+    );
   }
   const provider = model.slice(0, slash);
   const bare = model.slice(slash + 1);
@@ -62,7 +68,8 @@ export function resolvePolicy(model: string, s: PolicySettings, env: Record<stri
   const tokenIdsEnv = env.BENCHFLOW_CAPTURE_TOKEN_IDS;
   const capture = {
     enabled: s.captureTokens === true || truthy(env.BENCHFLOW_CAPTURE_TOKEN_LOGPROBS),
-    tokenIds: tokenIdsEnv === "1" ? ("on" as const) : tokenIdsEnv === "0" ? ("off" as const) : ("auto" as const),
+    tokenIds:
+      tokenIdsEnv === "1" ? ("on" as const) : tokenIdsEnv === "0" ? ("off" as const) : ("auto" as const),
     topLogprobs: numberFrom("BENCHFLOW_CAPTURE_TOP_LOGPROBS", env.BENCHFLOW_CAPTURE_TOP_LOGPROBS) ?? null,
   };
   const gateway: GatewayOptions = {
@@ -77,7 +84,11 @@ export function resolvePolicy(model: string, s: PolicySettings, env: Record<stri
     provider,
     provider_model: bare,
     base_url: baseUrl,
-    sampling: { temperature: sampling.temperature ?? null, top_p: sampling.topP ?? null, max_tokens: sampling.maxTokens ?? null },
+    sampling: {
+      temperature: sampling.temperature ?? null,
+      top_p: sampling.topP ?? null,
+      max_tokens: sampling.maxTokens ?? null,
+    },
     capture_tokens: capture,
     policy_version: s.policyVersion ?? null,
     price_usd_per_mtok: s.price ?? null,

@@ -83,7 +83,8 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
       concurrency: spec.concurrency,
       startedAt,
     });
-    if (!spec.signal.aborted) await writeJsonAtomic(path.join(spec.jobDir, "summary.json"), summary, { durable: true });
+    if (!spec.signal.aborted)
+      await writeJsonAtomic(path.join(spec.jobDir, "summary.json"), summary, { durable: true });
     return { jobDir: spec.jobDir, trialLabel: spec.trialLabel, summary, results: ordered };
   } finally {
     await lock.release();

@@ -3,7 +3,7 @@
 // stops a job.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { AgentContext, AgentRunResult, TrajectoryEvent } from "../agents/types.js";
+import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } from "../agents/types.js";
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { isInfrastructure, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
@@ -14,6 +14,7 @@ import type { TrialPlan } from "./types.js";
 
 interface TrialState {
   sandbox: Sandbox | null;
+  prepared: HostPreparation | null;
   events: TrajectoryEvent[];
   agentResult: AgentRunResult | null;
   error: { category: OutcomeCategory; message: string } | null;
@@ -26,6 +27,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   const startedAt = new Date();
   const state: TrialState = {
     sandbox: null,
+    prepared: null,
     events: [],
     agentResult: null,
     error: null,
@@ -35,6 +37,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   await fs.mkdir(rolloutDir, { recursive: true });
   await writeJsonAtomic(path.join(rolloutDir, "config.json"), configOf(plan, startedAt));
   try {
+    if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
     await phase(state, "environment_setup", () => startSandbox(plan, state, startedAt));
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
@@ -47,11 +50,15 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   } catch (err) {
     // An infrastructure failure outranks a policy failure recorded earlier (e.g. a timeout).
     if (!state.error || !isInfrastructure(state.error.category)) {
-      state.error = { category: plan.signal.aborted ? "interrupted" : categoryOf(err), message: messageOf(err) };
+      state.error = {
+        category: plan.signal.aborted ? "interrupted" : categoryOf(err),
+        message: messageOf(err),
+      };
     }
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
     await state.sandbox?.stop().catch(() => undefined);
+    await state.prepared?.release?.().catch(() => undefined);
   }
   state.timing.total = seconds(Date.now() - startedAt.getTime());
   return finishTrial(plan, state, rolloutDir, startedAt);
@@ -66,6 +73,24 @@ async function phase(state: TrialState, name: keyof TimingInfo, work: () => Prom
   }
 }
 
+async function prepareHost(plan: TrialPlan, state: TrialState): Promise<void> {
+  try {
+    state.prepared =
+      (await plan.agent.prepareHost?.({
+        task: plan.task,
+        sandboxKind: plan.backend.kind,
+        network: plan.task.config.sandbox.networkMode !== "no-network",
+        hostService: plan.hostService ?? null,
+        signal: plan.signal,
+      })) ?? null;
+  } catch (err) {
+    throw err instanceof CategorizedError
+      ? err
+      : new CategorizedError("agent_setup", messageOf(err), { cause: err });
+  }
+  Object.assign(state.timing, state.prepared?.timing);
+}
+
 async function startSandbox(plan: TrialPlan, state: TrialState, startedAt: Date): Promise<void> {
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
@@ -77,6 +102,7 @@ async function startSandbox(plan: TrialPlan, state: TrialState, startedAt: Date)
       network: plan.task.config.sandbox.networkMode !== "no-network",
       jobDir: plan.jobDir,
       ...(plan.hostService ? { hostService: plan.hostService } : {}),
+      ...(state.prepared?.readOnlyMounts ? { readOnlyMounts: state.prepared.readOnlyMounts } : {}),
     });
   } catch (err) {
     throw err instanceof CategorizedError
@@ -90,10 +116,16 @@ async function startSandbox(plan: TrialPlan, state: TrialState, startedAt: Date)
     sandbox_user: sandbox.agentIsNonRoot ? "agent" : "root",
     sandbox_workdir: sandbox.workdir,
     sandbox_image: sandbox.image ?? null,
-    network_enforcement: sandbox.networkEnforcement ?? (plan.task.config.sandbox.networkMode === "no-network" ? "enforced" : "public"),
+    network_enforcement:
+      sandbox.networkEnforcement ??
+      (plan.task.config.sandbox.networkMode === "no-network" ? "enforced" : "public"),
     sandbox_warnings: sandbox.warnings ?? [],
+    ...state.prepared?.record,
   };
-  await writeJsonAtomic(path.join(plan.jobDir, plan.rolloutName, "config.json"), { ...configOf(plan, startedAt), ...details });
+  await writeJsonAtomic(path.join(plan.jobDir, plan.rolloutName, "config.json"), {
+    ...configOf(plan, startedAt),
+    ...details,
+  });
 }
 
 function agentContext(plan: TrialPlan, state: TrialState, rolloutDir: string): AgentContext {
@@ -108,6 +140,7 @@ function agentContext(plan: TrialPlan, state: TrialState, rolloutDir: string): A
     modelAccess: plan.modelAccess ?? null,
     env: plan.agentEnv,
     record: (event) => state.events.push({ ...event, ts: event.ts ?? new Date().toISOString() }),
+    ...(state.prepared ? { prepared: state.prepared } : {}),
   };
 }
 
@@ -128,6 +161,7 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): 
   ctx.signal = AbortSignal.any([plan.signal, deadline.signal]);
   try {
     state.agentResult = await plan.agent.run(ctx);
+    Object.assign(state.timing, state.agentResult.timing);
     if (state.agentResult.error) state.error = state.agentResult.error;
   } catch (err) {
     if (!deadline.signal.aborted || plan.signal.aborted) throw err;
@@ -187,6 +221,9 @@ function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): TrialRes
     model: plan.model,
     rewards: v?.rewards ?? null,
     n_tool_calls: nToolCalls,
+    ...(state.agentResult?.nSkillInvocations !== undefined
+      ? { n_skill_invocations: state.agentResult.nSkillInvocations }
+      : {}),
     n_prompts: 1,
     agent_result: { n_tool_calls: nToolCalls, n_prompts: 1 },
     error: state.error?.message ?? null,

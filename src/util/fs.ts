@@ -8,7 +8,11 @@ import path from "node:path";
  * rename, so the file survives a machine crash: worth it for result.json, which marks a rollout
  * final, not for every side file of a trial (each fsync costs milliseconds).
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { durable?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  opts: { durable?: boolean } = {},
+): Promise<void> {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString("hex")}.tmp`);
   const handle = await fs.open(tmp, "w");
   try {
@@ -25,7 +29,11 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   }
 }
 
-export function writeJsonAtomic(file: string, value: unknown, opts: { durable?: boolean } = {}): Promise<void> {
+export function writeJsonAtomic(
+  file: string,
+  value: unknown,
+  opts: { durable?: boolean } = {},
+): Promise<void> {
   return writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, opts);
 }
 
