@@ -231,3 +231,64 @@ describe("bench run: what a killed run leaves behind", () => {
     }
   });
 });
+
+describe("bench run: choosing tasks and stopping", () => {
+  it("picks tasks with --include and --exclude globs", async () => {
+    const run = await bench([
+      "run",
+      EXAMPLES,
+      "-a",
+      "oracle",
+      "--include",
+      "h*",
+      "--exclude",
+      "half-*",
+      "--dry-run",
+      ...NS,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const plan = JSON.parse(run.stdout);
+    assert.deepEqual(
+      plan.jobs[0].plan.tasks.map((t: { name: string }) => t.name),
+      ["hello"],
+    );
+  });
+
+  it("ends trials in flight as interrupted on SIGTERM, exits 143, and a rerun completes them", async () => {
+    const root = await tempDir("sigterm");
+    try {
+      const tasks = path.join(root, "tasks");
+      for (const name of ["wait-a", "wait-b"]) {
+        await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, name), { recursive: true });
+        await fs.writeFile(
+          path.join(tasks, name, "solution/solve.sh"),
+          "#!/bin/bash\nsleep 3\necho 'Hello, world!' > /app/hello.txt\n",
+        );
+      }
+      const jobs = path.join(root, "jobs");
+      const args = ["run", tasks, "-a", "oracle", "-j", "2", "--jobs-dir", jobs, "--job-name", "stop", ...NS];
+      const child = startBench(args);
+      let stdout = "";
+      child.stdout?.on("data", (d) => (stdout += d));
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 100));
+        if ((await rollouts(jobs).catch(() => [])).length === 2) break;
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      child.kill("SIGTERM");
+      const code = await new Promise((r) => child.once("exit", (c) => r(c)));
+      assert.equal(code, 143);
+      const cut = await rollouts(jobs);
+      assert.deepEqual(
+        cut.map((r) => r.result?.error_category),
+        ["interrupted", "interrupted"],
+      );
+      assert.match(stdout, /unscored \(interrupted\)/);
+      const again = await bench(args);
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(again.stdout.match(/ {2}reward 1\.0/g)?.length, 2);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});
