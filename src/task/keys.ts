@@ -2,6 +2,8 @@
 // closed section (agent, verifier, sandbox, steps) or a likely typo anywhere is refused; any other
 // unknown key is a warning. Known keys we accept but do not act on yet are warnings too.
 
+import { editDistance } from "../util/nearest.js";
+
 const keys = (list: string) => list.trim().split(/\s+/);
 
 /** Sections by their canonical dotted name; `[]` marks the entries of a list of tables. */
@@ -85,24 +87,7 @@ export function isTable(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }
 
-/** Optimal-string-alignment Damerau-Levenshtein distance (adjacent swaps cost 1). */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  const at = (i: number, j: number) => d[i]?.[j] ?? Number.POSITIVE_INFINITY;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, at(i - 2, j - 2) + 1);
-      }
-      (d[i] as number[])[j] = best;
-    }
-  }
-  return at(a.length, b.length);
-}
+export { editDistance };
 
 const squash = (key: string) => key.toLowerCase().replace(/[-_\s]/g, "");
 
