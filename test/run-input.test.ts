@@ -292,3 +292,22 @@ describe("bench run: choosing tasks and stopping", () => {
     }
   });
 });
+
+describe("bench tasks check", () => {
+  it("reports every problem of every task and exits 1", async () => {
+    const run = await bench(["tasks", "check", FIXTURES]);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /bad-toml: problem: .*task\.toml:4:10: malformed TOML/);
+    assert.match(run.stdout, /bad-yaml: problem: .*task\.md:6: malformed YAML/);
+    assert.match(run.stdout, /no-test-script: problem: .*tests\/test\.sh: missing/);
+    assert.match(run.stdout, /unknown-key: problem: .*unknown key verifier\.timout_sec; did you mean timeout_sec\?/);
+    assert.match(run.stdout, /hello|no-reward: ok/);
+    assert.match(run.stderr, /4 of 15 task\(s\) have problems/);
+  });
+
+  it("exits 0 on the examples", async () => {
+    const run = await bench(["tasks", "check", EXAMPLES]);
+    assert.equal(run.code, 0, run.stdout);
+    assert.doesNotMatch(run.stdout, /problem/);
+  });
+});
