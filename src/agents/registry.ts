@@ -2,15 +2,30 @@
 import { UserInputError } from "../errors.js";
 import { nearest } from "../util/nearest.js";
 import { createBenchAgent } from "./bench-agent/index.js";
+import { createClaudeCodeAgent, createCodexAgent, createOpencodeAgent } from "./cli/index.js";
+import type { SkillMode } from "./cli/skills.js";
 import { nopAgent, oracleAgent } from "./oracle.js";
 import type { Agent } from "./types.js";
 
-type AgentFactory = () => Agent;
+/** Run-wide choices an agent may use (skills for the agent CLIs). */
+export interface AgentOptions {
+  skillMode?: SkillMode;
+  skillsDir?: string | null;
+}
+
+type AgentFactory = (options?: AgentOptions) => Agent;
+
+const cli = (o: AgentOptions | undefined) => ({ mode: o?.skillMode, dir: o?.skillsDir ?? null });
 
 const agents: Record<string, AgentFactory> = {
   oracle: () => oracleAgent,
   nop: () => nopAgent,
   "bench-agent": () => createBenchAgent(),
+  "claude-code": (o) => createClaudeCodeAgent(cli(o)),
+  "claude-agent-acp": (o) => createClaudeCodeAgent(cli(o)),
+  codex: (o) => createCodexAgent(cli(o)),
+  "codex-acp": (o) => createCodexAgent(cli(o)),
+  opencode: (o) => createOpencodeAgent(cli(o)),
 };
 
 export function agentNames(): string[] {
@@ -21,7 +36,7 @@ export function registerAgent(name: string, factory: AgentFactory): void {
   agents[name] = factory;
 }
 
-export function resolveAgent(name: string): Agent {
+export function resolveAgent(name: string, options?: AgentOptions): Agent {
   const factory = agents[name];
   if (!factory) {
     const near = nearest(name, agentNames());
@@ -30,5 +45,5 @@ export function resolveAgent(name: string): Agent {
       `unknown agent "${name}" (-a).${hint} Known agents: ${agentNames().join(", ")}.`,
     );
   }
-  return factory();
+  return factory(options);
 }

@@ -1,7 +1,7 @@
 // An agent is the policy's body inside a rollout. The trial hands it a sandbox and a limit; the
 // agent reports what it did. Throw a CategorizedError for failures that are not the policy's
 // (agent_setup, provider_error); return `error` for failures that are (agent_error).
-import type { Sandbox } from "../sandbox/types.js";
+import type { ReadOnlyMount, Sandbox, SandboxKind } from "../sandbox/types.js";
 import type { Task } from "../task/types.js";
 
 /** One line of trajectory/acp_trajectory.jsonl (upstream's ACP event shapes). */
@@ -28,6 +28,28 @@ export interface ModelAccess {
   model: string;
 }
 
+/** What an agent readied on the host before its sandbox exists (an installed bundle, a relay). */
+export interface HostPreparation {
+  /** Bound read-only into the sandbox. */
+  readOnlyMounts?: ReadOnlyMount[];
+  /** Seconds, merged into timing.json (e.g. agent_install). */
+  timing?: Record<string, number>;
+  /** Facts merged into config.json (agent version, how it was installed). */
+  record?: Record<string, unknown>;
+  /** Called once when the trial ends, whatever happened. */
+  release?(): Promise<void>;
+}
+
+export interface HostPreparationRequest {
+  task: Task;
+  sandboxKind: SandboxKind;
+  /** Whether the sandbox gets a network (false: loopback only). */
+  network: boolean;
+  /** The gateway's port on the host's loopback, when the agent calls a model. */
+  hostService?: { port: number } | null;
+  signal: AbortSignal;
+}
+
 export interface AgentContext {
   task: Task;
   sandbox: Sandbox;
@@ -43,6 +65,8 @@ export interface AgentContext {
   env: Record<string, string>;
   /** Append one event to trajectory/acp_trajectory.jsonl. */
   record(event: TrajectoryEvent): void;
+  /** What prepareHost returned, when the agent has one. */
+  prepared?: HostPreparation;
 }
 
 export interface AgentRunResult {
@@ -51,6 +75,10 @@ export interface AgentRunResult {
   trajectorySource: string | null;
   /** A failure of the policy's own making (the agent program exited with an error). */
   error?: { category: "agent_error"; message: string };
+  /** Seconds merged into timing.json (e.g. agent_start: sandbox ready to the first model call). */
+  timing?: Record<string, number>;
+  /** Skill invocations seen in the trajectory (result.json n_skill_invocations). */
+  nSkillInvocations?: number;
 }
 
 export interface Agent {
@@ -59,6 +87,8 @@ export interface Agent {
   readonly usesModel: boolean;
   /** Whether the task's solution is made visible to this agent (only the oracle's). */
   readonly seesSolution: boolean;
+  /** Host work before the sandbox is made (install a bundle once): failures here are `agent_setup`. */
+  prepareHost?(request: HostPreparationRequest): Promise<HostPreparation>;
   /** Work before the clock starts (install, upload): failures here are `agent_setup`. */
   setup?(ctx: AgentContext): Promise<void>;
   run(ctx: AgentContext): Promise<AgentRunResult>;

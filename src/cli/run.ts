@@ -1,5 +1,6 @@
 // `bench run TASK_OR_DIR -a AGENT ...`: a thin shell around Evaluation.
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
+import { SKILL_MODES, type SkillMode } from "../agents/cli/skills.js";
 import { Evaluation } from "../job/evaluation.js";
 import { planToJson } from "../job/plan.js";
 import type { SandboxChoice } from "../sandbox/select.js";
@@ -30,16 +31,24 @@ interface RunOptions {
   policyVersion?: string;
   captureTokens?: boolean;
   price?: { inputPerMTok: number; outputPerMTok: number };
+  skillsDir?: string;
+  skillMode?: SkillMode;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+function skillMode(value: string): SkillMode {
+  if (!(SKILL_MODES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected with-skill or no-skill, got ${JSON.stringify(value)}`);
+  return value as SkillMode;
+}
 
 export function registerRunCommand(program: Command): void {
   program
     .command("run")
     .description("Run N rollouts of each task (each repeat a job of its own) and score them")
     .argument("<task-or-dir>", "a task folder, or a folder of tasks")
-    .requiredOption("-a, --agent <agent>", "agent: oracle, nop, ...")
+    .requiredOption("-a, --agent <agent>", "agent: oracle, nop, bench-agent, claude-code, codex, opencode")
     .option("-m, --model <provider/model>", "the policy, e.g. vllm/my-policy")
     .option("--trials <n>", "rollouts per task; each is a job of its own", parseInteger, 1)
     .option("-j, --concurrency <n>", "trials at once within a job", parseInteger, 4)
@@ -62,6 +71,11 @@ export function registerRunCommand(program: Command): void {
     .option("--policy-version <v>", "the policy version to record on every call")
     .option("--capture-tokens", "record prompt and sampled token ids and logprobs on every call")
     .option("--price <in,out>", "USD per million input,output tokens, for cost", parsePrice)
+    .option(
+      "--skills-dir <dir>",
+      "agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's",
+    )
+    .option("--skill-mode <mode>", "agent CLIs: with-skill (default) or no-skill, for an A/B run", skillMode)
     .option("--dry-run", "print the plan as JSON and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
@@ -85,6 +99,8 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     include: opts.include,
     exclude: opts.exclude,
     agentEnv: opts.agentEnv,
+    skillsDir: opts.skillsDir ?? null,
+    ...(opts.skillMode ? { skillMode: opts.skillMode } : {}),
     policy: {
       baseUrl: opts.baseUrl ?? null,
       apiKey: opts.apiKey ?? null,

@@ -2,6 +2,7 @@
 // no rollout already on disk is touched.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import type { SkillMode } from "../agents/cli/skills.js";
 import { resolveAgent } from "../agents/registry.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
@@ -46,6 +47,10 @@ export interface EvaluationSettings {
   env?: Record<string, string | undefined>;
   /** Extra settings recorded in every rollout's config.json. */
   recordSettings?: Record<string, unknown>;
+  /** Agent CLIs: skills on (default) or off, for an A/B run. */
+  skillMode?: SkillMode;
+  /** Agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's own. */
+  skillsDir?: string | null;
 }
 
 export interface PlannedJob {
@@ -88,7 +93,13 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const trials = positiveInt(s.trials, 1, "--trials");
   const concurrency = positiveInt(s.concurrency, 4, "-j/--concurrency");
   const retryAttempts = positiveInt(s.retryAttempts, 2, "--retry-attempts", 0);
-  const agent = resolveAgent(s.agent);
+  if (s.skillsDir && !(await fs.stat(s.skillsDir).catch(() => null))?.isDirectory()) {
+    throw new UserInputError(
+      `--skills-dir ${s.skillsDir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
+    );
+  }
+  const skillsDir = s.skillsDir ? path.resolve(s.skillsDir) : null;
+  const agent = resolveAgent(s.agent, { skillMode: s.skillMode, skillsDir });
   if (agent.usesModel && !s.model) {
     throw new UserInputError(
       `agent ${agent.name} calls a model: pass -m provider/model (e.g. -m vllm/my-policy)`,
@@ -144,6 +155,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     concurrency,
     trials,
     policy: policy?.record ?? null,
+    ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
     ...s.recordSettings,
   };
   return {

@@ -29,6 +29,13 @@ export interface ExecResult {
   durationMs: number;
 }
 
+/** A host folder or file shown read-only inside the sandbox (an agent bundle, say). */
+export interface ReadOnlyMount {
+  hostPath: string;
+  /** Absolute; outside the folders the backend shows from the host (/usr, /etc, ...). */
+  sandboxPath: string;
+}
+
 export interface SandboxSpec {
   task: Task;
   /** Names for labels, logs and messages. */
@@ -42,6 +49,8 @@ export interface SandboxSpec {
   jobDir?: string;
   /** One server on the host the sandbox may reach even without network (the model gateway). */
   hostService?: { port: number; host?: string };
+  /** Host paths bound read-only into the sandbox, so nothing is copied per trial. */
+  readOnlyMounts?: ReadOnlyMount[];
 }
 
 export interface Sandbox {

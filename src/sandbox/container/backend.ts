@@ -73,6 +73,12 @@ export class ContainerBackend implements SandboxBackend {
       logFile,
       onProgress: onProgress ? (line) => onProgress(task.name, line) : undefined,
     });
+    if ((spec.readOnlyMounts?.length ?? 0) > 0 && !engine.isLocal) {
+      throw new CategorizedError(
+        "sandbox_setup",
+        `the engine at ${engine.socket} is not on this machine, so host folders cannot be mounted into its containers`,
+      );
+    }
     const service = spec.hostService ?? this.options.hostService;
     const net = planNetwork(engine, spec.network, service);
     const enforcement =
@@ -96,6 +102,7 @@ export class ContainerBackend implements SandboxBackend {
         command: entrypoint(agentUser, workdir),
         env,
         networkMode: net.mode,
+        binds: (spec.readOnlyMounts ?? []).map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
         cpus: task.config.sandbox.cpus,
         memoryMb: task.config.sandbox.memoryMb,
         labels: {
@@ -158,6 +165,8 @@ interface CreateRequest {
   command: string[];
   env: Record<string, string>;
   networkMode: string;
+  /** HostConfig.Binds ("host:container:ro"); they need a local engine. */
+  binds: string[];
   cpus: number;
   memoryMb: number;
   labels: Record<string, string>;
@@ -176,6 +185,7 @@ async function createContainer(engine: Engine, r: CreateRequest): Promise<string
     HostConfig: {
       Init: true,
       NetworkMode: r.networkMode,
+      Binds: r.binds.length > 0 ? r.binds : undefined,
       NanoCpus: r.cpus > 0 ? Math.round(r.cpus * 1e9) : undefined,
       Memory: r.memoryMb > 0 ? r.memoryMb * 1024 * 1024 : undefined,
     },

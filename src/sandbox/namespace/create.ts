@@ -70,7 +70,16 @@ export async function createNamespaceSandbox(
       makeAgentFolders(scratch.fsRoot, agentAreas, agent),
     ]);
     const warnings = [...setup.warnings, ...(await placeCopies(task, view, ownership))];
-    return new NamespaceSandbox({ spec, setup, dir: scratch.dir, view, fileOverrides, ownership, warnings });
+    const mounts = await mountPoints(spec, view);
+    return new NamespaceSandbox({
+      spec,
+      setup,
+      dir: scratch.dir,
+      view,
+      fileOverrides: [...fileOverrides, ...mounts],
+      ownership,
+      warnings,
+    });
   } catch (err) {
     await removeTree(scratch.dir);
     if (err instanceof SandboxSetupError) throw err;
@@ -81,6 +90,30 @@ export async function createNamespaceSandbox(
       },
     );
   }
+}
+
+/** Read-only mounts ride on the file-override binds; their mountpoints are made in the tree first. */
+async function mountPoints(spec: SandboxSpec, view: TreeView): Promise<{ host: string; sandbox: string }[]> {
+  const out: { host: string; sandbox: string }[] = [];
+  for (const m of spec.readOnlyMounts ?? []) {
+    const sandbox = sandboxPathOf(m.sandboxPath);
+    const root = systemRootOf(view, sandbox);
+    if (root !== null || sandbox === "/" || ["/proc", "/dev"].some((p) => isWithin(sandbox, p))) {
+      throw new SandboxSetupError(
+        `read-only mount ${sandbox} lies in ${root ?? sandbox}: mount it elsewhere (e.g. under /opt)`,
+      );
+    }
+    const st = await fs.stat(m.hostPath).catch(() => null);
+    if (st === null) throw new SandboxSetupError(`read-only mount: host path ${m.hostPath} does not exist`);
+    const point = path.join(view.fsRoot, sandbox);
+    if (st.isDirectory()) await fs.mkdir(point, { recursive: true });
+    else {
+      await fs.mkdir(path.dirname(point), { recursive: true });
+      await fs.writeFile(point, "", { flag: "a" });
+    }
+    out.push({ host: m.hostPath, sandbox });
+  }
+  return out;
 }
 
 /** Task and job folders that would show through a read-only system folder get covered. */

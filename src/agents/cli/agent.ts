@@ -1,0 +1,236 @@
+// A real agent CLI as a BenchFlow agent: its bundle is installed once on the host and mounted
+// read-only; in the sandbox it runs as the agent user, in the task's workdir, with the task's
+// instruction, under the trial's limit (the sandbox kills the whole process tree), reaching only
+// the gateway with its trial's own credential. Its JSON output becomes the trajectory.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { CategorizedError, messageOf } from "../../errors.js";
+import type {
+  Agent,
+  AgentContext,
+  AgentRunResult,
+  HostPreparation,
+  HostPreparationRequest,
+} from "../types.js";
+import { type BundleSpec, ensureBundle } from "./bundle.js";
+import type { ParsedRun } from "./events.js";
+import { INSTRUCTION, type LaunchPlan, launchScript, SETUP_FAILED } from "./launch.js";
+import { gatewayRecordOf } from "./model-calls.js";
+import { NODE_MOUNT, RELAY_MOUNT, RELAY_SOCKET, startSocketRelay } from "./relay.js";
+import { type SkillOptions, skillsFor } from "./skills.js";
+
+export { INSTRUCTION };
+
+/** What an agent's config and command line are made from. */
+export interface LaunchInfo {
+  /** The gateway inside the sandbox, without /v1 (e.g. http://127.0.0.1:41234). */
+  gatewayOrigin: string;
+  /** The model name the agent is told (the gateway sends the user's model upstream whatever it asks). */
+  model: string;
+  /** Name of the environment variable that holds the trial's credential. */
+  keyEnv: string;
+  workdir: string;
+}
+
+export interface CliAgentDef {
+  name: string;
+  bundle: BundleSpec;
+  /** The CLI's executable, relative to the bundle folder. */
+  binary(): Promise<string>;
+  /** Whether that executable is linked against glibc (a static one runs in any image). */
+  glibc: boolean;
+  /** Where the agent looks for skills, relative to $HOME. */
+  skillsHome: string;
+  configFiles(l: LaunchInfo): { path: string; content: string }[];
+  env(l: LaunchInfo, apiKey: string): Record<string, string>;
+  /** Arguments after the binary; INSTRUCTION marks where the task's instruction goes. */
+  args(l: LaunchInfo): string[];
+  parse(stdout: string): ParsedRun;
+}
+
+export interface CliAgentOptions extends SkillOptions {
+  /** Extra arguments after the agent's own (tests use them to break an agent on purpose). */
+  extraArgs?: string[];
+  /** Use this gateway address inside the sandbox instead of the real one (tests: an unreachable one). */
+  gatewayOverride?: string;
+}
+
+const BUNDLE_MOUNT = "/opt/benchflow/agents";
+const GLIBC_LOADERS: Record<string, string> = {
+  x64: "/lib64/ld-linux-x86-64.so.2",
+  arm64: "/lib/ld-linux-aarch64.so.1",
+};
+const KEY_ENV = "BENCHFLOW_API_KEY";
+
+interface TrialState {
+  readyAt: number;
+  stagedSkills: string | null;
+  relay: boolean;
+  binary: string;
+  binDir: string;
+}
+
+export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Agent {
+  const trials = new WeakMap<HostPreparation, TrialState>();
+  const stateOf = (ctx: AgentContext): TrialState => {
+    const s = ctx.prepared && trials.get(ctx.prepared);
+    if (!s)
+      throw new CategorizedError("agent_setup", `${def.name}: the trial did not prepare the agent's bundle`);
+    return s;
+  };
+  return {
+    name: def.name,
+    usesModel: true,
+    seesSolution: false,
+    async prepareHost(req: HostPreparationRequest): Promise<HostPreparation> {
+      const t0 = performance.now();
+      const bundle = await ensureBundle(def.bundle, { signal: req.signal }).catch((err) => {
+        throw new CategorizedError(
+          "agent_setup",
+          `installing ${def.name}@${def.bundle.version} failed: ${messageOf(err)}`,
+        );
+      });
+      const mountAt = `${BUNDLE_MOUNT}/${path.basename(bundle.dir)}`;
+      const mounts = [{ hostPath: bundle.dir, sandboxPath: mountAt }];
+      // Only a namespace sandbox without network needs our relay; containers bring their own.
+      const relay = req.sandboxKind === "namespace" && !req.network ? await startSocketRelayFor(req) : null;
+      if (relay)
+        mounts.push(
+          { hostPath: relay.dir, sandboxPath: RELAY_MOUNT },
+          { hostPath: process.execPath, sandboxPath: NODE_MOUNT },
+        );
+      const prep: HostPreparation = {
+        readOnlyMounts: mounts,
+        timing: {
+          agent_install: Math.round(performance.now() - t0) / 1000,
+          agent_first_install: bundle.manifest.install_sec,
+        },
+        record: {
+          agent_version: def.bundle.version,
+          agent_packages: def.bundle.packages,
+          agent_install_path: "bundle-mount",
+          agent_installed_now: bundle.installedNow,
+          skill_mode: opts.mode ?? "with-skill",
+        },
+        release: async () => relay?.close(),
+      };
+      trials.set(prep, {
+        readyAt: 0,
+        stagedSkills: null,
+        relay: relay !== null,
+        binary: `${mountAt}/${await def.binary()}`,
+        binDir: `${mountAt}/bin`,
+      });
+      return prep;
+    },
+    async setup(ctx: AgentContext): Promise<void> {
+      const state = stateOf(ctx);
+      state.readyAt = Date.now();
+      if (!ctx.modelAccess)
+        throw new CategorizedError("agent_setup", `${def.name} needs a model: pass -m provider/model`);
+      const skills = await skillsFor(ctx.task, opts);
+      if (skills.length === 0) return;
+      state.stagedSkills = `/tmp/.bf-skills-${Date.now().toString(36)}`;
+      for (const s of skills) await ctx.sandbox.upload(s.hostPath, `${state.stagedSkills}/${s.name}`);
+    },
+    async run(ctx: AgentContext): Promise<AgentRunResult> {
+      const state = stateOf(ctx);
+      const access = ctx.modelAccess;
+      if (!access)
+        throw new CategorizedError("agent_setup", `${def.name} needs a model: pass -m provider/model`);
+      const origin = opts.gatewayOverride ?? gatewayOriginOf(ctx, access.baseUrl);
+      const url = new URL(origin);
+      const info: LaunchInfo = {
+        gatewayOrigin: origin,
+        model: bareModel(access.model),
+        keyEnv: KEY_ENV,
+        workdir: ctx.sandbox.workdir,
+      };
+      const plan: LaunchPlan = {
+        binary: state.binary,
+        binDir: state.binDir,
+        loader: def.glibc ? (GLIBC_LOADERS[process.arch] ?? null) : null,
+        args: [...def.args(info), ...(opts.extraArgs ?? [])],
+        configFiles: def.configFiles(info),
+        stagedSkills: state.stagedSkills,
+        skillsHome: def.skillsHome,
+        gateway: { host: url.hostname, port: Number(url.port || 80) },
+        // An override is used as given (tests point it at an address nothing answers).
+        relay: state.relay && !opts.gatewayOverride ? { node: NODE_MOUNT, socket: RELAY_SOCKET } : null,
+        logDir: "/logs/agent",
+        stdoutFile: `${def.name}.jsonl`,
+        stderrFile: `${def.name}.stderr.txt`,
+      };
+      ctx.record({ type: "user_message", text: ctx.instruction });
+      const env = {
+        ...ctx.env,
+        ...def.env(info, access.apiKey),
+        [KEY_ENV]: access.apiKey,
+        BF_INSTRUCTION: ctx.instruction,
+      };
+      const result = await ctx.sandbox.exec(launchScript(plan), {
+        user: "agent",
+        env,
+        timeoutSec: ctx.timeoutSec,
+        signal: ctx.signal,
+      });
+      const [stdout, stderr] = await readOutputs(ctx, plan);
+      const parsed = def.parse(stdout);
+      for (const e of parsed.events) ctx.record(e);
+      const { calls, firstCallAt: first } = await gatewayRecordOf(ctx.rolloutDir);
+      const out: AgentRunResult = {
+        nToolCalls: parsed.nToolCalls,
+        nSkillInvocations: parsed.nSkillInvocations,
+        trajectorySource: `${def.name}-json`,
+        ...(first !== null && state.readyAt > 0
+          ? { timing: { agent_start: Math.max(0, first - state.readyAt) / 1000 } }
+          : {}),
+      };
+      if (result.timedOut || result.aborted) return out;
+      const tail = (stderr || result.stderr).trim().split("\n").slice(-8).join("\n");
+      if (result.exitCode === SETUP_FAILED && /benchflow: /.test(result.stderr)) {
+        throw new CategorizedError(
+          "agent_setup",
+          `${def.name}: ${result.stderr.trim().split("benchflow: ").pop()}`,
+        );
+      }
+      if (calls === 0 && parsed.events.length === 0) {
+        // It never called the model and said nothing: it did not start, whatever its exit code.
+        throw new CategorizedError(
+          "agent_setup",
+          `${def.name} failed to start (exit ${result.exitCode}): ${tail || "no output"}`,
+        );
+      }
+      if (result.exitCode !== 0 || parsed.error) {
+        const why = parsed.error ?? `exited with code ${result.exitCode}: ${tail}`;
+        out.error = { category: "agent_error", message: `${def.name} ${why}` };
+      }
+      return out;
+    },
+  };
+}
+
+function startSocketRelayFor(req: HostPreparationRequest) {
+  return req.hostService ? startSocketRelay(req.hostService.port) : Promise.resolve(null);
+}
+
+/** Inside the sandbox: the sandbox's own gateway address, else the host's loopback (shared network). */
+function gatewayOriginOf(ctx: AgentContext, baseUrl: string): string {
+  const inside = ctx.sandbox.gatewayUrl ?? baseUrl;
+  return new URL(inside).origin;
+}
+
+/** "vllm/Qwen/Qwen3-8B" -> "Qwen/Qwen3-8B": what the agent names (the gateway decides what goes upstream). */
+export function bareModel(model: string): string {
+  const slash = model.indexOf("/");
+  return slash > 0 ? model.slice(slash + 1) : model;
+}
+
+async function readOutputs(ctx: AgentContext, plan: LaunchPlan): Promise<[string, string]> {
+  const dir = path.join(ctx.rolloutDir, "agent");
+  const read = async (name: string) => {
+    await ctx.sandbox.download(`/logs/agent/${name}`, path.join(dir, name)).catch(() => undefined);
+    return fs.readFile(path.join(dir, name), "utf8").catch(() => "");
+  };
+  return [await read(plan.stdoutFile), await read(plan.stderrFile)];
+}

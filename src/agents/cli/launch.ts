@@ -1,0 +1,87 @@
+// The one shell script that starts an agent CLI inside the sandbox: writes its config files, puts
+// skills in place, starts the relay forwarder where one is needed, checks that the gateway answers,
+// then runs the CLI with its JSON output going to /logs/agent. Exit code SETUP_FAILED (with a
+// "benchflow:" line on stderr) means the agent never started: an infrastructure failure.
+import { FORWARDER } from "./relay.js";
+
+export const SETUP_FAILED = 86;
+/** Stands for the task's instruction in an argv; it travels in $BF_INSTRUCTION, never quoted into the script. */
+export const INSTRUCTION = "\u0000instruction\u0000";
+
+export interface LaunchPlan {
+  /** Absolute path of the CLI inside the sandbox. */
+  binary: string;
+  /** The bundle's bin/ folder, put first on PATH (helpers such as rg). */
+  binDir: string;
+  /** The dynamic loader the binary needs (glibc's), checked before it runs; null: a static binary. */
+  loader: string | null;
+  args: string[];
+  /** Files relative to $HOME. */
+  configFiles: { path: string; content: string }[];
+  /** Skills uploaded to stagedSkills, copied into $HOME/<skillsHome>. */
+  stagedSkills: string | null;
+  skillsHome: string;
+  /** The gateway as the agent reaches it: host and port. */
+  gateway: { host: string; port: number };
+  /** Start the in-sandbox forwarder (run by `node`) from the gateway's port to the relay socket first. */
+  relay: { node: string; socket: string } | null;
+  /** Where the output files go (/logs/agent in a sandbox). */
+  logDir: string;
+  stdoutFile: string;
+  stderrFile: string;
+}
+
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+/** Writes a file from a quoted here-document; `orElse` runs when that fails. */
+function heredoc(target: string, content: string, n: number, orElse: string): string {
+  const mark = `BF_EOF_${n}_${Math.random().toString(36).slice(2, 8)}`;
+  const body = content.endsWith("\n") ? content : `${content}\n`;
+  return `{ mkdir -p "$(dirname ${target})" && cat > ${target}; } <<'${mark}' || ${orElse}\n${body}${mark}`;
+}
+
+export function launchScript(p: LaunchPlan): string {
+  const lines = [
+    "set -u",
+    `bf_fail() { echo "benchflow: $*" >&2; exit ${SETUP_FAILED}; }`,
+    `export PATH=${shellQuote(p.binDir)}:"$PATH"`,
+  ];
+  p.configFiles.forEach((f, i) => {
+    lines.push(
+      heredoc(`"$HOME"/${shellQuote(f.path)}`, f.content, i, `bf_fail "cannot write \\$HOME/${f.path}"`),
+    );
+  });
+  if (p.stagedSkills) {
+    const dest = `"$HOME"/${shellQuote(p.skillsHome)}`;
+    lines.push(
+      `mkdir -p ${dest} && cp -R ${shellQuote(p.stagedSkills)}/. ${dest}/ || bf_fail "cannot place skills in ${p.skillsHome}"`,
+    );
+  }
+  const log = (name: string) => shellQuote(`${p.logDir}/${name}`);
+  if (p.relay) {
+    const ready = `"\${TMPDIR:-/tmp}/.bf-relay-ready-$$"`;
+    lines.push(
+      `${shellQuote(p.relay.node)} -e ${shellQuote(FORWARDER)} ${shellQuote(p.relay.socket)} ${p.gateway.port} ${ready} 2>${log("relay.log")} &`,
+      `n=0; while [ ! -e ${ready} ]; do n=$((n+1)); [ $n -gt 1000 ] && bf_fail "the gateway relay did not start: $(cat ${log("relay.log")} 2>/dev/null)"; sleep 0.01; done`,
+    );
+  }
+  const { host, port } = p.gateway;
+  // bash's /dev/tcp: no curl needed in the image; `timeout` (where present) bounds a silent drop.
+  const probe = `exec 3<>/dev/tcp/${host}/${port}`;
+  lines.push(
+    `if command -v timeout >/dev/null 2>&1; then timeout 10 bash -c ${shellQuote(probe)}; else bash -c ${shellQuote(probe)}; fi 2>/dev/null || bf_fail "cannot reach the model gateway at http://${host}:${port} from inside the sandbox"`,
+    `[ -x ${shellQuote(p.binary)} ] || bf_fail "the agent binary ${p.binary} is missing or not executable (bundle not mounted?)"`,
+  );
+  if (p.loader) {
+    lines.push(
+      `[ -e ${shellQuote(p.loader)} ] || bf_fail "the agent's bundle cannot run in this image: it needs glibc (${p.loader}), which the image lacks (a musl image such as Alpine?)"`,
+    );
+  }
+  const argv = [p.binary, ...p.args]
+    .map((a) => (a === INSTRUCTION ? '"$BF_INSTRUCTION"' : shellQuote(a)))
+    .join(" ");
+  lines.push(`${argv} </dev/null >${log(p.stdoutFile)} 2>${log(p.stderrFile)}`, "exit $?");
+  return lines.join("\n");
+}

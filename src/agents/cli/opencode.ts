@@ -1,0 +1,120 @@
+// OpenCode (`opencode run --format json`), pointed at the gateway through an OpenAI-compatible
+// provider in its config (OpenAI chat inbound). The credential stays in the environment.
+import { promises as fs } from "node:fs";
+import type { TrajectoryEvent } from "../types.js";
+import { type CliAgentDef, INSTRUCTION } from "./agent.js";
+import { capText, isoOf, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
+
+export const OPENCODE_VERSION = "1.18.33";
+const RG_FROM_CODEX = "0.171.0";
+const TRIPLES: Record<string, string> = {
+  x64: "x86_64-unknown-linux-musl",
+  arm64: "aarch64-unknown-linux-musl",
+};
+
+let avx2: Promise<boolean> | undefined;
+/** The default build needs AVX2; the baseline build runs on any x86-64 CPU. */
+function hasAvx2(): Promise<boolean> {
+  avx2 ??= fs
+    .readFile("/proc/cpuinfo", "utf8")
+    .then((t) => /\bavx2\b/.test(t))
+    .catch(() => false);
+  return avx2;
+}
+
+export const opencodeDef: CliAgentDef = {
+  name: "opencode",
+  bundle: {
+    name: "opencode",
+    version: OPENCODE_VERSION,
+    // Its grep, glob and skill tools need ripgrep, which it would download at run time (no network in
+    // a sandbox): the static rg from Codex's platform package comes along, the rest of it is pruned.
+    packages: [
+      `opencode-ai@${OPENCODE_VERSION}`,
+      `ripgrep-static@npm:@openai/codex@${RG_FROM_CODEX}-linux-${process.arch}`,
+    ],
+    links: { rg: `node_modules/ripgrep-static/vendor/${TRIPLES[process.arch] ?? TRIPLES.x64}/codex-path/rg` },
+    prune: [
+      `node_modules/ripgrep-static/vendor/${TRIPLES[process.arch] ?? TRIPLES.x64}/bin`,
+      `node_modules/ripgrep-static/vendor/${TRIPLES[process.arch] ?? TRIPLES.x64}/codex-resources`,
+    ],
+  },
+  binary: async () => {
+    const baseline = process.arch === "x64" && !(await hasAvx2()) ? "-baseline" : "";
+    return `node_modules/opencode-linux-${process.arch}${baseline}/bin/opencode`;
+  },
+  glibc: true,
+  skillsHome: ".opencode/skills",
+  configFiles: (l) => [
+    {
+      path: ".config/opencode/opencode.json",
+      content: JSON.stringify(
+        {
+          $schema: "https://opencode.ai/config.json",
+          provider: {
+            benchflow: {
+              npm: "@ai-sdk/openai-compatible",
+              name: "BenchFlow gateway",
+              options: { baseURL: `${l.gatewayOrigin}/v1`, apiKey: `{env:${l.keyEnv}}` },
+              models: { [l.model]: { name: l.model, tool_call: true } },
+            },
+          },
+          model: `benchflow/${l.model}`,
+          small_model: `benchflow/${l.model}`,
+          autoupdate: false,
+          share: "disabled",
+          permission: { edit: "allow", bash: "allow", webfetch: "allow", external_directory: "allow" },
+        },
+        null,
+        2,
+      ),
+    },
+  ],
+  env: () => ({
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    OPENCODE_DISABLE_SHARE: "1",
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+    OPENCODE_DISABLE_CLAUDE_CODE: "1",
+  }),
+  args: (l) => ["run", "--format", "json", "-m", `benchflow/${l.model}`, INSTRUCTION],
+  parse: parseOpencodeJson,
+};
+
+export function parseOpencodeJson(stdout: string): ParsedRun {
+  const events: TrajectoryEvent[] = [];
+  let nToolCalls = 0;
+  let nSkillInvocations = 0;
+  let error: string | null = null;
+  for (const line of jsonLines(stdout)) {
+    const part = obj(line.part);
+    const ts = isoOf(line.timestamp);
+    if (line.type === "text" && str(part.text))
+      events.push({ type: "agent_message", text: str(part.text), ts });
+    else if (line.type === "reasoning" && str(part.text))
+      events.push({ type: "agent_thought", text: str(part.text), ts });
+    else if (line.type === "tool_use") {
+      const state = obj(part.state);
+      const tool = str(part.tool);
+      nToolCalls++;
+      if (tool === "skill") nSkillInvocations++;
+      const status =
+        state.status === "completed" ? "completed" : state.status === "error" ? "failed" : "pending";
+      events.push({
+        type: "tool_call",
+        tool_call_id: str(part.callID) || str(part.id),
+        title: str(state.title) || tool,
+        kind: toolKind(tool),
+        status,
+        raw_input: state.input ?? null,
+        raw_output: capText(state.output ?? state.error ?? null),
+        ts,
+      });
+    } else if (line.type === "error") {
+      const e = obj(line.error);
+      error = `reported an error: ${str(obj(e.data).message) || str(e.name) || JSON.stringify(line.error)}`;
+    }
+  }
+  return { events, nToolCalls, nSkillInvocations, error };
+}
