@@ -56,7 +56,7 @@ export function registerRunCommand(program: Command): void {
     .option("--job-name <name>", "name of the jobs; running again with the same name resumes them")
     .option(
       "--sandbox <kind>",
-      "auto, namespace or container (default: $BENCHFLOW_SANDBOX or auto)",
+      "auto, namespace or container ($BENCHFLOW_SANDBOX sets the default)",
       process.env.BENCHFLOW_SANDBOX ?? "auto",
     )
     .option("--retry-attempts <n>", "retries of an infrastructure failure", parseInteger, 2)

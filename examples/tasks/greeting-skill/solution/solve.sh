@@ -1,0 +1,3 @@
+#!/bin/bash
+# The greeting the skill describes.
+echo "Hello, world!" > /app/hello.txt
