@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { bench, EXAMPLES, FIXTURES, rollouts, snapshot, startBench, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, FIXTURES, rollouts, snapshot, startBench, tempDir, waitUntil } from "./helpers/bench.js";
 
 const NS = ["--sandbox", "namespace"];
 
@@ -167,10 +167,10 @@ describe("bench run: locks and resume", () => {
     const args = ["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "again", ...NS];
     const child = startBench(args);
     // Kill it (SIGKILL: no chance to clean up) once the first rollout has finished.
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 100));
-      if ((await rollouts(jobs).catch(() => [])).some((r) => r.result !== null)) break;
-    }
+    await waitUntil(
+      async () => (await rollouts(jobs).catch(() => [])).some((r) => r.result !== null),
+      "the first rollout to finish",
+    );
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const partial = await rollouts(jobs);
@@ -270,10 +270,10 @@ describe("bench run: choosing tasks and stopping", () => {
       const child = startBench(args);
       let stdout = "";
       child.stdout?.on("data", (d) => (stdout += d));
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 100));
-        if ((await rollouts(jobs).catch(() => [])).length === 2) break;
-      }
+      await waitUntil(
+        async () => (await rollouts(jobs).catch(() => [])).length === 2,
+        "both trials to start",
+      );
       await new Promise((r) => setTimeout(r, 300));
       child.kill("SIGTERM");
       const code = await new Promise((r) => child.once("exit", (c) => r(c)));
@@ -300,7 +300,10 @@ describe("bench tasks check", () => {
     assert.match(run.stdout, /bad-toml: problem: .*task\.toml:4:10: malformed TOML/);
     assert.match(run.stdout, /bad-yaml: problem: .*task\.md:6: malformed YAML/);
     assert.match(run.stdout, /no-test-script: problem: .*tests\/test\.sh: missing/);
-    assert.match(run.stdout, /unknown-key: problem: .*unknown key verifier\.timout_sec; did you mean timeout_sec\?/);
+    assert.match(
+      run.stdout,
+      /unknown-key: problem: .*unknown key verifier\.timout_sec; did you mean timeout_sec\?/,
+    );
     assert.match(run.stdout, /hello|no-reward: ok/);
     assert.match(run.stderr, /^4 of \d+ task\(s\) have problems/);
   });

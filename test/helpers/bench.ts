@@ -75,3 +75,16 @@ export async function snapshot(root: string): Promise<Map<string, string>> {
   await walk(root);
   return out;
 }
+
+/** Poll until `condition` holds; fail (never hang) after `timeoutMs`. */
+export async function waitUntil(
+  condition: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
