@@ -45,6 +45,7 @@ export interface JobSpec {
   onTrialStart?(info: { trialLabel: string; task: string; rolloutName: string }): void;
   onTrialEnd?(result: TrialResult): void;
   retryBackoffMs?: number;
+  deferCleanup?(work: Promise<void>): void;
 }
 
 export interface JobOutcome {
@@ -68,10 +69,16 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
       if (final && !needsRun(final) && final.result) results.set(jobTask.task.name, final.result);
       else pending.push({ jobTask, previous: attempts.filter((a) => a.replaced === null) });
     }
-    await pool(pending, spec.concurrency, async ({ jobTask, previous }) => {
-      if (spec.signal.aborted) return;
-      results.set(jobTask.task.name, await runWithRetries(spec, jobTask, previous));
-    });
+    const cleanups: Promise<void>[] = [];
+    const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
+    try {
+      await pool(pending, spec.concurrency, async ({ jobTask, previous }) => {
+        if (spec.signal.aborted) return;
+        results.set(jobTask.task.name, await runWithRetries(withCleanup, jobTask, previous));
+      });
+    } finally {
+      await Promise.all(cleanups);
+    }
     const ordered = spec.tasks
       .map((t) => results.get(t.task.name))
       .filter((r): r is TrialResult => r !== undefined);
@@ -143,6 +150,7 @@ async function runOne(
     agentEnv: spec.agentEnv,
     signal: spec.signal,
     warn: spec.warn,
+    deferCleanup: spec.deferCleanup,
     ...prepared,
   };
   return runTrial(plan);

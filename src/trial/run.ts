@@ -20,6 +20,8 @@ interface TrialState {
   error: { category: OutcomeCategory; message: string } | null;
   verifier: VerifierOutcome | null;
   timing: TimingInfo;
+  /** What the sandbox turned out to be (user, image, network enforcement), for config.json. */
+  sandboxDetails?: Record<string, unknown>;
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
@@ -57,7 +59,10 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     }
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
-    await state.sandbox?.stop().catch(() => undefined);
+    // Removing the sandbox is not on the rollout's path: the job waits for it before it ends.
+    const stopping = state.sandbox?.stop().catch(() => undefined);
+    if (stopping && plan.deferCleanup) plan.deferCleanup(stopping);
+    else await stopping;
     await state.prepared?.release?.().catch(() => undefined);
   }
   state.timing.total = seconds(Date.now() - startedAt.getTime());
@@ -122,10 +127,8 @@ async function startSandbox(plan: TrialPlan, state: TrialState, startedAt: Date)
     sandbox_warnings: sandbox.warnings ?? [],
     ...state.prepared?.record,
   };
-  await writeJsonAtomic(path.join(plan.jobDir, plan.rolloutName, "config.json"), {
-    ...configOf(plan, startedAt),
-    ...details,
-  });
+  // Written with the trial's other files at the end; the early config.json covers a crash before that.
+  state.sandboxDetails = details;
 }
 
 function agentContext(plan: TrialPlan, state: TrialState, rolloutDir: string): AgentContext {
@@ -197,6 +200,14 @@ async function finishTrial(
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
   await fs.mkdir(path.join(rolloutDir, "trajectory"), { recursive: true });
   await Promise.all([
+    ...(state.sandboxDetails
+      ? [
+          writeJsonAtomic(path.join(rolloutDir, "config.json"), {
+            ...configOf(plan, startedAt),
+            ...state.sandboxDetails,
+          }),
+        ]
+      : []),
     writeJsonAtomic(path.join(rolloutDir, "timing.json"), state.timing),
     writeJsonAtomic(path.join(rolloutDir, "prompts.json"), [plan.task.instruction]),
     writeFileAtomic(

@@ -30,6 +30,8 @@ export interface TrialPlan {
   modelFailure?(): Promise<{ category: "provider_error"; message: string } | null>;
   /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
   finalize?(result: TrialResult): Promise<TrialResult>;
+  /** Hands work that need not delay the result (removing the sandbox) to the job, which awaits it. */
+  deferCleanup?(work: Promise<void>): void;
   /** Called once per warning that the user should see (deduplicated by the job). */
   warn(message: string): void;
 }

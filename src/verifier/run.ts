@@ -26,8 +26,12 @@ export async function runVerifier(
   const { timeoutSec, env } = task.config.verifier;
   const script = `${task.verifierMount}/${task.testScript}`;
   // Emptying /logs/verifier and running the test in one exec keeps a stale reward from counting.
+  // Builtins only when the folder is already empty (the common case): no process spent on it.
   const command = [
-    "find /logs/verifier -mindepth 1 -delete 2>/dev/null; mkdir -p /logs/verifier; chmod 777 /logs/verifier",
+    "shopt -s nullglob dotglob",
+    'stale=(/logs/verifier/*); ((${#stale[@]})) && rm -rf -- "${stale[@]}"',
+    "[[ -d /logs/verifier ]] || mkdir -p -m 777 /logs/verifier",
+    "shopt -u nullglob dotglob",
     `bash ${script} > /logs/verifier/test-stdout.txt 2>&1`,
   ].join("\n");
   const run = await sandbox.exec(command, { user: "root", timeoutSec, env });

@@ -3,6 +3,7 @@
 // everything else stays root's but readable, so the agent can run what the verifier or oracle needs.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { copyTree } from "../../util/copy-tree.js";
 import { isWithin } from "./host.js";
 import { resolveInTree, type TreeView } from "./paths.js";
 import type { Owner } from "./scratch.js";
@@ -44,7 +45,7 @@ export async function upload(
     }
   }
   const created = await fs.mkdir(st.isDirectory() ? dest : path.dirname(dest), { recursive: true });
-  await fs.cp(hostPath, dest, { recursive: true, force: true, verbatimSymlinks: true });
+  await copyTree(hostPath, dest);
   const { agent, agentAreas } = options.ownership;
   if (agent !== null) {
     const top = created ?? dest;
@@ -62,21 +63,11 @@ export async function download(view: TreeView, sandboxPath: string, hostPath: st
   const st = await fs.lstat(source).catch(() => null);
   if (st === null) return;
   await fs.mkdir(path.dirname(hostPath), { recursive: true });
-  await fs.cp(source, hostPath, {
-    recursive: true,
-    force: true,
-    verbatimSymlinks: true,
-    filter: (src) => keepOnDownload(src, source),
+  // Only symlinks that stay inside the copied tree come out: nothing that points at host files.
+  await copyTree(source, hostPath, {
+    keepSymlink: (link, target) =>
+      !target.startsWith("/") && isWithin(path.resolve(path.dirname(link), target), source),
   });
-}
-
-/** Plain files, folders, and symlinks that stay inside the copied tree; nothing that points at host files. */
-async function keepOnDownload(src: string, root: string): Promise<boolean> {
-  const st = await fs.lstat(src);
-  if (st.isFile() || st.isDirectory()) return true;
-  if (!st.isSymbolicLink()) return false;
-  const target = await fs.readlink(src);
-  return !target.startsWith("/") && isWithin(path.resolve(path.dirname(src), target), root);
 }
 
 type Fix = (p: string, st: Awaited<ReturnType<typeof fs.lstat>>) => Promise<void>;
