@@ -1,5 +1,6 @@
 // A server for the gateway benchmark, in its own process so its memory and CPU are its own:
-// `policy` (the scripted vLLM stand-in) or `gateway URL` (the recording gateway in front of it).
+// `policy [delayMs]` (the scripted vLLM stand-in, optionally slow like a GPU) or `gateway URL` (the
+// recording gateway in front of it).
 import os from "node:os";
 import path from "node:path";
 import { startGateway } from "../src/gateway/index.js";
@@ -12,6 +13,7 @@ if (role === "policy") {
   const policy = await startScriptedPolicy({
     script: { conversations: [{ replies: [{ content: "The answer is 42." }] }] },
     recordRequests: false,
+    delayMs: Number(upstream ?? 0),
   });
   send({ url: policy.baseUrl });
 } else {

@@ -4,8 +4,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { applyCapture, type CapturePlan, TokenCaptureCollector } from "./capture.js";
 import type { Dialect } from "./dialect.js";
 import { errorBody, GatewayError } from "./errors.js";
-import { type ExchangeTrace, newTrace, plainExchange, streamExchange } from "./exchange.js";
-import { redactHeaders } from "./redact.js";
+import { type ExchangeTrace, JSON_HEADERS, newTrace } from "./exchange.js";
+import { LineBuilder, oneLine } from "./line.js";
+import { plainExchange } from "./plain-exchange.js";
+import { redactFixedHeaders, redactHeaders } from "./redact.js";
+import { streamExchange } from "./stream-exchange.js";
 import { ASKED_NOTHING, agentAsked } from "./strip.js";
 import type { TrialState } from "./trials.js";
 import type { GatewayOptions, Json, JsonObject } from "./types.js";
@@ -16,7 +19,6 @@ export interface GatewayCore {
   options: GatewayOptions;
   upstream: UpstreamClient;
   plan: CapturePlan;
-  timeoutSec: number;
 }
 
 const VERSION_HEADERS = ["x-policy-version", "x-model-version", "x-weights-version"];
@@ -35,13 +37,16 @@ export async function handleCall(
     : null;
   const trace = newTrace();
   let request: JsonObject | null = null;
+  let text: string | null = null;
   let upstreamBody: JsonObject | null = null;
+  let upstreamText: string | null = null;
   let error: GatewayError | null = null;
   try {
-    request = parseRequest(raw);
+    ({ request, text } = parseRequest(raw));
     upstreamBody = upstreamRequest(core, dialect, request);
+    upstreamText = JSON.stringify(upstreamBody);
     const asked = dialect.wire === "openai-chat" ? agentAsked(request) : ASKED_NOTHING;
-    const input = { ...core, dialect, request, upstreamBody, asked, capture, res };
+    const input = { upstream: core.upstream, dialect, request, upstreamText, asked, capture, res };
     await (upstreamBody.stream === true ? streamExchange(input, trace) : plainExchange(input, trace));
   } catch (err) {
     error =
@@ -50,7 +55,7 @@ export async function handleCall(
       error = new GatewayError(499, "the agent closed the connection before the answer was complete");
     } else if (!res.headersSent) {
       const body = errorBody(dialect.wire, error.status, error.message, error.upstreamType);
-      trace.responseHeaders = { "content-type": "application/json" };
+      trace.responseHeaders = JSON_HEADERS;
       res.writeHead(error.status, trace.responseHeaders);
       res.end(JSON.stringify(body));
       trace.body = body;
@@ -59,6 +64,9 @@ export async function handleCall(
     capture?.fail(error.message);
   }
   const version = policyVersion(core.options, trace);
+  // Dialects never change the parsed request, so its text stands for it (when it fits on one line).
+  const line = new LineBuilder();
+  const requestText = request && text !== null ? oneLine(text) : null;
   const metadata: JsonObject = {
     request_model: typeof request?.model === "string" ? request.model : null,
     provider_model: `${upstream.provider}/${upstream.model}`,
@@ -75,30 +83,32 @@ export async function handleCall(
       top_p: (upstreamBody?.top_p as Json) ?? null,
       max_tokens: (upstreamBody?.max_tokens as Json) ?? null,
     },
-    upstream_request: upstreamBody ? { path: core.upstream.chatPath, body: upstreamBody } : null,
+    upstream_request: upstreamBody
+      ? { path: core.upstream.chatPath, body: upstreamText ? line.hold(upstreamText) : upstreamBody }
+      : null,
     upstream_status: trace.upstreamStatus,
     usage: { input_tokens: trace.inputTokens, output_tokens: trace.outputTokens },
   };
   if (capture) metadata.token_capture = capture.build();
   if (error) metadata.error = error.message;
   trial.finish(
-    {
+    line.build({
       request: {
         timestamp: requestTimestamp,
         method: req.method ?? "POST",
         path: req.url ?? "",
         headers: redactHeaders(req.headers),
-        body: request ?? (raw ? raw.toString("utf8") : null),
+        body: requestText ? line.hold(requestText) : (request ?? (raw ? raw.toString("utf8") : null)),
       },
       response: {
         timestamp: new Date().toISOString(),
         status_code: error ? error.status : 200,
-        headers: redactHeaders(trace.responseHeaders),
-        body: trace.body,
+        headers: redactFixedHeaders(trace.responseHeaders),
+        body: trace.bodyText ? line.hold(trace.bodyText) : trace.body,
       },
       duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
       metadata,
-    },
+    }),
     {
       failed: error !== null,
       agentClosed: error?.status === 499,
@@ -110,16 +120,17 @@ export async function handleCall(
   );
 }
 
-function parseRequest(raw: Buffer | null): JsonObject {
+function parseRequest(raw: Buffer | null): { request: JsonObject; text: string } {
   if (raw === null) throw new GatewayError(413, "request body is over the gateway's 64 MiB limit");
+  const text = raw.toString("utf8");
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString("utf8"));
+    body = JSON.parse(text);
   } catch (err) {
     throw new GatewayError(400, `request body is not valid JSON: ${(err as Error).message}`);
   }
   if (!isObject(body)) throw new GatewayError(400, "request body must be a JSON object");
-  return body;
+  return { request: body, text };
 }
 
 /** The chat request the policy gets: the user's model and sampling win over the agent's. */

@@ -33,9 +33,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   checkOptions(options);
   const core: GatewayCore = {
     options,
-    upstream: new UpstreamClient(options.upstream.baseUrl, options.upstream.apiKey),
+    upstream: new UpstreamClient(
+      options.upstream.baseUrl,
+      options.upstream.apiKey,
+      options.upstreamTimeoutSec ?? 600,
+    ),
     plan: planCapture(options),
-    timeoutSec: options.upstreamTimeoutSec ?? 600,
   };
   const trials = new TrialRegistry(options);
 

@@ -7,10 +7,23 @@ const SECRET_VALUE = /^(bearer\s|basic\s)|^(sk|bf|pk|rk)-[\w-]{8,}|^[A-Za-z0-9_-
 
 export function redactHeaders(headers: IncomingHttpHeaders | OutgoingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(headers)) {
+  for (const name in headers) {
+    const raw = headers[name];
     if (raw === undefined) continue;
-    const value = Array.isArray(raw) ? raw.join(", ") : String(raw);
+    const value = typeof raw === "string" ? raw : Array.isArray(raw) ? raw.join(", ") : String(raw);
     out[name] = SECRET_NAME.test(name) || SECRET_VALUE.test(value.trim()) ? "[redacted]" : value;
+  }
+  return out;
+}
+
+const fixed = new WeakMap<object, Record<string, string>>();
+
+/** redactHeaders for a header object the gateway reuses unchanged (its own response headers). */
+export function redactFixedHeaders(headers: OutgoingHttpHeaders): Record<string, string> {
+  let out = fixed.get(headers);
+  if (!out) {
+    out = redactHeaders(headers);
+    fixed.set(headers, out);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // Trials known to the gateway: each has its own credential, trajectory file (opened once, appended
-// one whole line per write) and usage counters, which outlive the credential for the final tally.
+// whole lines only: the lines of one event-loop turn in one write) and usage counters, which outlive
+// the credential for the final tally.
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
@@ -30,6 +31,8 @@ export class TrialState {
   private idle: (() => void) | null = null;
   private closing: Promise<void> | null = null;
   private readonly out: WriteStream;
+  /** Lines not yet handed to the file, written together at the end of this event-loop turn. */
+  private queued = "";
 
   constructor(
     readonly name: string,
@@ -50,11 +53,12 @@ export class TrialState {
     this.inflight++;
   }
 
-  /** Appends one exchange as one line, in a single write, and counts it. */
-  finish(exchange: unknown, outcome: CallOutcome): void {
-    let line = `${JSON.stringify(exchange)}\n`;
-    if (this.secret && line.includes(this.secret)) line = line.split(this.secret).join("[redacted]");
-    if (!this.out.destroyed) this.out.write(line);
+  /** Appends one exchange's line (JSON and a newline) and counts it. */
+  finish(line: string, outcome: CallOutcome): void {
+    let text = line;
+    if (this.secret && text.includes(this.secret)) text = text.split(this.secret).join("[redacted]");
+    if (this.queued === "") setImmediate(this.flush);
+    this.queued += text;
     this.count(outcome);
     this.inflight--;
     if (this.inflight === 0 && this.idle) this.idle();
@@ -66,10 +70,17 @@ export class TrialState {
     if (this.inflight === 0 && this.idle) this.idle();
   }
 
+  private readonly flush = (): void => {
+    const text = this.queued;
+    this.queued = "";
+    if (text !== "" && !this.out.destroyed) this.out.write(text);
+  };
+
   /** Resolves when every call in flight is recorded and the file is closed; safe to call twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.inflight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+      this.flush();
       if (this.out.destroyed) return;
       await new Promise<void>((resolve) => this.out.end(resolve));
     })();

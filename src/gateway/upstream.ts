@@ -1,55 +1,29 @@
-// The policy server's chat endpoint, over one keep-alive pool. undici's own timeouts are off: a long
-// generation is normal, so the gateway's deadline counts idle time (no byte from the policy) instead.
-import { Pool } from "undici";
+// The policy server's chat endpoint, over one keep-alive pool, driven through undici's dispatch
+// handler (no body stream, no AbortSignal per call). undici's own timeouts are off: a long generation
+// is normal, so each call's deadline counts idle time (no byte from the policy) instead.
+import type { IncomingHttpHeaders } from "node:http";
+import { type Dispatcher, Pool } from "undici";
 import { GatewayError } from "./errors.js";
-import type { JsonObject } from "./types.js";
 
-export interface UpstreamAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Uint8Array> & { text(): Promise<string> };
-}
+export type UpstreamHeaders = IncomingHttpHeaders;
 
-/** Fails a call after `seconds` without progress; `touch()` on every byte received. */
-export class Deadline {
-  readonly controller = new AbortController();
-  fired = false;
-  private timer: NodeJS.Timeout;
-
-  constructor(private readonly seconds: number) {
-    this.timer = this.arm();
-  }
-
-  touch(): void {
-    this.timer.refresh();
-  }
-
-  clear(): void {
-    clearTimeout(this.timer);
-  }
-
-  error(): GatewayError {
-    return new GatewayError(504, `policy server sent nothing for ${this.seconds} s (upstream timeout)`);
-  }
-
-  private arm(): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(this.error());
-    }, this.seconds * 1000);
-    timer.unref();
-    return timer;
-  }
+/** What one call hears from the policy; `fail` comes at most once, and nothing comes after it or `end`. */
+export interface UpstreamSink {
+  start(status: number, headers: UpstreamHeaders): void;
+  data(chunk: Buffer): void;
+  end(): void;
+  fail(error: GatewayError): void;
 }
 
 export class UpstreamClient {
+  readonly chatPath: string;
   private readonly pool: Pool;
-  private readonly path: string;
   private readonly headers: Record<string, string>;
 
   constructor(
     readonly baseUrl: string,
     apiKey: string | null,
+    readonly timeoutSec: number,
   ) {
     const url = new URL(baseUrl);
     this.pool = new Pool(url.origin, {
@@ -59,49 +33,131 @@ export class UpstreamClient {
       bodyTimeout: 0,
       connect: { timeout: 10_000 },
     });
-    this.path = `${url.pathname.replace(/\/+$/, "")}/chat/completions`;
+    this.chatPath = `${url.pathname.replace(/\/+$/, "")}/chat/completions`;
     this.headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     if (apiKey) this.headers.authorization = `Bearer ${apiKey}`;
   }
 
-  get chatPath(): string {
-    return this.path;
-  }
-
-  async send(body: JsonObject, deadline: Deadline): Promise<UpstreamAnswer> {
-    try {
-      const answer = await this.pool.request({
-        method: "POST",
-        path: this.path,
-        headers: this.headers,
-        body: JSON.stringify(body),
-        signal: deadline.controller.signal,
-      });
-      deadline.touch();
-      return { status: answer.statusCode, headers: answer.headers, body: answer.body };
-    } catch (err) {
-      throw this.failure(err, deadline);
-    }
-  }
-
-  /** Turns a transport error into the error the agent sees. */
-  failure(err: unknown, deadline: Deadline): GatewayError {
-    if (err instanceof GatewayError) return err;
-    if (deadline.fired) return deadline.error();
-    const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-    const code = e.code ?? e.cause?.code;
-    if (!code) return new GatewayError(500, `gateway error: ${e.message ?? String(err)}`);
-    if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") {
-      return new GatewayError(502, `policy server at ${this.baseUrl} closed the connection mid-answer`);
-    }
-    const detail = [code, e.cause?.message ?? e.message].filter(Boolean).join(": ");
-    return new GatewayError(
-      502,
-      `policy server unreachable at ${this.baseUrl} (${detail || "unknown error"})`,
-    );
+  /** Sends one chat request body (JSON text); the sink hears the answer. */
+  send(body: string, sink: UpstreamSink): UpstreamCall {
+    const call = new UpstreamCall(this, sink);
+    this.pool.dispatch({ method: "POST", path: this.chatPath, headers: this.headers, body }, call);
+    return call;
   }
 
   async close(): Promise<void> {
     await this.pool.destroy();
+  }
+}
+
+/** One call in flight: undici's handler, the idle deadline, and pause/resume/abort for the exchange. */
+export class UpstreamCall implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private timer: NodeJS.Timeout;
+  /** When the policy last sent something (performance.now()); the timer checks it when it fires. */
+  private heard: number;
+  private over = false;
+  /** Why the exchange gave up before undici knew (abort asked before the request reached a socket). */
+  private pending: GatewayError | null = null;
+
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly sink: UpstreamSink,
+  ) {
+    this.heard = performance.now();
+    this.timer = this.arm(client.timeoutSec * 1000);
+  }
+
+  /** Stops the call and reports `error` to the sink (once); the connection is dropped. */
+  abort(error: GatewayError): void {
+    if (this.over) return;
+    this.settle();
+    if (this.controller) this.controller.abort(error);
+    else this.pending = error;
+    this.sink.fail(error);
+  }
+
+  pause(): void {
+    this.controller?.pause();
+  }
+
+  resume(): void {
+    this.controller?.resume();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.pending) controller.abort(this.pending);
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: UpstreamHeaders): void {
+    if (this.over) return;
+    this.heard = performance.now();
+    if (status < 200) return; // informational (100, 103): the real answer follows
+    try {
+      this.sink.start(status, headers);
+    } catch (err) {
+      this.abort(this.failure(err));
+    }
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.over) return;
+    this.heard = performance.now();
+    // A sink that throws (a malformed answer) ends the call with that error.
+    try {
+      this.sink.data(chunk);
+    } catch (err) {
+      this.abort(this.failure(err));
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.over) return;
+    this.settle();
+    this.sink.end();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    if (this.over) return;
+    this.settle();
+    this.sink.fail(this.failure(err));
+  }
+
+  // The timer is re-armed for what is left of the allowance, not refreshed on every chunk.
+  private expire(): void {
+    const left = this.client.timeoutSec * 1000 - (performance.now() - this.heard);
+    if (left <= 0) this.abort(this.deadlineError());
+    else if (!this.over) this.timer = this.arm(left);
+  }
+
+  private arm(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => this.expire(), ms);
+    timer.unref();
+    return timer;
+  }
+
+  private settle(): void {
+    this.over = true;
+    clearTimeout(this.timer);
+  }
+
+  private deadlineError(): GatewayError {
+    const seconds = this.client.timeoutSec;
+    return new GatewayError(504, `policy server sent nothing for ${seconds} s (upstream timeout)`);
+  }
+
+  /** Turns a transport error into the error the agent sees. */
+  private failure(err: unknown): GatewayError {
+    if (err instanceof GatewayError) return err;
+    const base = this.client.baseUrl;
+    const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+    const code = e.code ?? e.cause?.code;
+    if (!code) return new GatewayError(500, `gateway error: ${e.message ?? String(err)}`);
+    if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") {
+      return new GatewayError(502, `policy server at ${base} closed the connection mid-answer`);
+    }
+    const detail = [code, e.cause?.message ?? e.message].filter(Boolean).join(": ");
+    return new GatewayError(502, `policy server unreachable at ${base} (${detail || "unknown error"})`);
   }
 }

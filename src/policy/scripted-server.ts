@@ -38,6 +38,8 @@ export interface ScriptedPolicyOptions {
   strictModel?: boolean;
   /** Reported as max_model_len in /v1/models (default 32768). */
   maxModelLen?: number;
+  /** Wait this long before answering each chat completion, standing in for GPU decoding (default 0). */
+  delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -143,6 +145,9 @@ function makeHandler(
     else if (!parsed.ok)
       answer = errorAnswer(400, `request body is not JSON: ${parsed.error}`, "BadRequestError");
     else answer = chatAnswer(parsed.value, options, { id: nextId(), model });
+    if (options.delayMs && path === "/v1/chat/completions" && answer !== "hang") {
+      await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+    }
     if (answer === "hang") {
       hanging.add(res);
       res.on("close", () => hanging.delete(res));
