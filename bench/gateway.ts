@@ -75,6 +75,7 @@ async function load(
 export async function benchGateway(): Promise<BenchRow[]> {
   const policy = await start(["policy"]);
   const gateway = await start(["gateway", policy.info.url]);
+  const bare = await start(["bare", policy.info.url]);
   const direct = policy.info.url;
   const via = gateway.info.url;
   const key = gateway.info.apiKey;
@@ -100,6 +101,7 @@ export async function benchGateway(): Promise<BenchRow[]> {
       }
       const d = await load(direct, undefined, stream, 256, 4000);
       const g = await load(via, key, stream, 256, 4000);
+      const b = await load(bare.info.url, undefined, stream, 256, 4000);
       rows.push({
         name: `throughput at 256 concurrent, ${kind}`,
         value: g.perSec,
@@ -110,6 +112,13 @@ export async function benchGateway(): Promise<BenchRow[]> {
         ok: g.perSec >= 0.8 * d.perSec && g.failed === 0,
       });
       rows.push({ name: `failed calls through the gateway at 256, ${kind}`, value: g.failed, unit: "calls" });
+      rows.push({
+        name: `reference: bare node:http pass-through at 256, ${kind}`,
+        value: b.perSec,
+        unit: "calls/s",
+        baseline: d.perSec,
+        baselineName: "direct",
+      });
     }
     const mem = await new Promise<{ rss: number; peak: number }>((resolve) => {
       gateway.child.once("message", (m) => resolve(m as { rss: number; peak: number }));
@@ -119,6 +128,7 @@ export async function benchGateway(): Promise<BenchRow[]> {
     rows.push(await realisticRow());
   } finally {
     gateway.child.kill();
+    bare.child.kill();
     policy.child.kill();
     await rm(path.join(os.tmpdir(), `bf-bench-gw-${gateway.child.pid}.jsonl`), { force: true });
   }

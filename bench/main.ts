@@ -1,18 +1,28 @@
 // `npm run bench`: every speed and memory target of the project, each next to a baseline measured
 // in the same run (the machines are noisy: read ratios and medians). `npm run bench -- run` runs one section.
-import { printRows } from "./report.js";
+
 import { benchAgents } from "./agents.js";
 import { benchContainer } from "./container.js";
 import { benchGateway } from "./gateway.js";
+import { printRows } from "./report.js";
 import { benchRun } from "./run.js";
 import { benchTrain } from "./train.js";
 
 const sections: Record<string, { title: string; run: () => Promise<import("./report.js").BenchRow[]> }> = {
   run: { title: "bench run on the namespace sandbox (issue: bench run)", run: benchRun },
-  container: { title: "container sandbox vs the same work on the engine directly (issue: container sandbox)", run: benchContainer },
+  container: {
+    title: "container sandbox vs the same work on the engine directly (issue: container sandbox)",
+    run: benchContainer,
+  },
   train: { title: "bench train: convert and stream (issue: training data)", run: benchTrain },
-  agents: { title: "real agents: start time per trial, sandbox ready to first model call (issue: real agents)", run: benchAgents },
-  gateway: { title: "the recording gateway vs calling the policy directly (issue: a model you serve)", run: benchGateway },
+  agents: {
+    title: "real agents: start time per trial, sandbox ready to first model call (issue: real agents)",
+    run: benchAgents,
+  },
+  gateway: {
+    title: "the recording gateway vs calling the policy directly (issue: a model you serve)",
+    run: benchGateway,
+  },
 };
 
 const wanted = process.argv.slice(2);
