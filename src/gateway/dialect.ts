@@ -3,7 +3,7 @@
 import type { ChatAccumulator } from "./assemble.js";
 import type { GatewayError } from "./errors.js";
 import type { AgentAsked } from "./strip.js";
-import type { JsonObject, Wire } from "./types.js";
+import { isObject, type JsonObject, type Wire } from "./types.js";
 
 export interface StreamTranslator {
   /** SSE text for one upstream chunk ("" when the agent gets nothing from it). */
@@ -31,4 +31,12 @@ export interface Dialect {
 export function randomId(prefix: string): string {
   const hex = Array.from({ length: 24 }, () => Math.floor(Math.random() * 16).toString(16)).join("");
   return `${prefix}${hex}`;
+}
+
+/** The delta of choice 0 in a streamed chat chunk, or null; the translators only ever speak for choice 0. */
+export function firstDelta(chunk: JsonObject): JsonObject | null {
+  const choice = Array.isArray(chunk.choices)
+    ? chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0)
+    : null;
+  return isObject(choice) && isObject(choice.delta) ? choice.delta : null;
 }

@@ -3,20 +3,11 @@
 import { promises as fs } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
+import { pidAlive } from "../util/process.js";
 import { LOCK, SUMMARY } from "./discover.js";
 import { isRecord } from "./jsonl.js";
 
 export type JobState = "running" | "finished" | "stopped" | "waiting";
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 async function readLock(dir: string): Promise<{ pid: number; host: string | null } | null> {
   let text: string;

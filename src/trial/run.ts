@@ -40,7 +40,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   await writeJsonAtomic(path.join(rolloutDir, "config.json"), configOf(plan, startedAt));
   try {
     if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
-    await phase(state, "environment_setup", () => startSandbox(plan, state, startedAt));
+    await phase(state, "environment_setup", () => startSandbox(plan, state));
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
     await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
@@ -96,7 +96,7 @@ async function prepareHost(plan: TrialPlan, state: TrialState): Promise<void> {
   Object.assign(state.timing, state.prepared?.timing);
 }
 
-async function startSandbox(plan: TrialPlan, state: TrialState, startedAt: Date): Promise<void> {
+async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
   try {

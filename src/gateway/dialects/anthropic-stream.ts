@@ -2,7 +2,7 @@
 // thinking run, text run or tool call, numbered from 0).
 import type { ChatAccumulator } from "../assemble.js";
 import type { StreamTranslator } from "../dialect.js";
-import { randomId } from "../dialect.js";
+import { firstDelta, randomId } from "../dialect.js";
 import { errorBody, type GatewayError } from "../errors.js";
 import { namedEvent } from "../sse.js";
 import type { Json, JsonObject } from "../types.js";
@@ -20,10 +20,7 @@ export class AnthropicStream implements StreamTranslator {
 
   chunk(chunk: JsonObject, acc: ChatAccumulator): string {
     let out = this.start(acc);
-    const choice = Array.isArray(chunk.choices)
-      ? chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0)
-      : null;
-    const delta = isObject(choice) && isObject(choice.delta) ? choice.delta : null;
+    const delta = firstDelta(chunk);
     if (!delta) return out;
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string" && reasoning !== "") {

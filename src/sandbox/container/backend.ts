@@ -5,6 +5,7 @@ import path from "node:path";
 import { CategorizedError, messageOf } from "../../errors.js";
 import { workspaceOf } from "../../task/types.js";
 import type { SandboxBackend, SandboxSpec } from "../types.js";
+import { type AgentBundleMount, resolveAgentImage } from "./agent-image.js";
 import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./cleanup.js";
 import { connectEngine, type Engine } from "./engine.js";
 import { buildTaskImage } from "./image.js";
@@ -68,7 +69,7 @@ export class ContainerBackend implements SandboxBackend {
     const logDir = spec.jobDir ? path.join(spec.jobDir, "builds") : this.options.buildLogDir;
     const logFile = logDir ? path.join(logDir, `${task.name}.log`) : undefined;
     const onProgress = this.options.onBuildProgress;
-    const { image } = await buildTaskImage(task, {
+    const { image: taskImage } = await buildTaskImage(task, {
       engine,
       logFile,
       onProgress: onProgress ? (line) => onProgress(task.name, line) : undefined,
@@ -79,6 +80,17 @@ export class ContainerBackend implements SandboxBackend {
         `the engine at ${engine.socket} is not on this machine, so host folders cannot be mounted into its containers`,
       );
     }
+    // An agent bundle the image cannot run (C library mismatch) is installed into a derived image instead.
+    const agentImage = await resolveAgentImage(
+      engine,
+      taskImage,
+      (spec.readOnlyMounts ?? []) as AgentBundleMount[],
+      {
+        taskName: task.name,
+        logDir,
+      },
+    );
+    const image = agentImage.image;
     const service = spec.hostService ?? this.options.hostService;
     const net = planNetwork(engine, spec.network, service);
     const enforcement =
@@ -102,7 +114,7 @@ export class ContainerBackend implements SandboxBackend {
         command: entrypoint(agentUser, workdir),
         env,
         networkMode: net.mode,
-        binds: (spec.readOnlyMounts ?? []).map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
+        binds: agentImage.mounts.map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
         cpus: task.config.sandbox.cpus,
         memoryMb: task.config.sandbox.memoryMb,
         labels: {
@@ -128,7 +140,10 @@ export class ContainerBackend implements SandboxBackend {
         agentHome,
         gatewayUrl: env.BENCHFLOW_GATEWAY_URL ?? null,
         networkEnforcement: enforcement,
-        warnings: enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : [],
+        warnings: [
+          ...(enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : []),
+          ...agentImage.warnings,
+        ],
         relay,
         onStop: () => this.live.delete(sandbox),
       });

@@ -6,7 +6,7 @@ import { CategorizedError } from "../../errors.js";
 import type { Task } from "../../task/types.js";
 import { readAll } from "./client.js";
 import type { Engine } from "./engine.js";
-import { entriesOf, tarStream } from "./tar-write.js";
+import { entriesOf, type TarEntry, tarStream } from "./tar-write.js";
 
 export interface BuildRequest {
   task: Task;
@@ -38,24 +38,46 @@ export async function runBuild(engine: Engine, request: BuildRequest): Promise<B
     task.environmentDir,
     task.dockerfile?.path ?? path.join(task.environmentDir, "Dockerfile"),
   );
+  return runContextBuild(engine, {
+    tag: request.tag,
+    labels: request.labels,
+    dockerfile: dockerfile.split(path.sep).join("/"),
+    context: await entriesOf(task.environmentDir, ""),
+    timeoutSec: task.config.sandbox.buildTimeoutSec,
+    onProgress: request.onProgress,
+  });
+}
+
+export interface ContextBuildRequest {
+  tag: string;
+  labels: Record<string, string>;
+  /** The Dockerfile's path inside the context. */
+  dockerfile: string;
+  context: TarEntry[];
+  timeoutSec: number;
+  onProgress?: (line: string) => void;
+}
+
+/** A build from any tar context (task images, and images derived from them). */
+export async function runContextBuild(engine: Engine, request: ContextBuildRequest): Promise<BuildOutcome> {
   const lines: string[] = [];
   let error: string | null = null;
   const note = (line: string) => {
     lines.push(line);
     request.onProgress?.(line);
   };
-  const timeoutSec = task.config.sandbox.buildTimeoutSec;
+  const { timeoutSec } = request;
   try {
     const res = await engine.client.call("POST", "/build", {
       query: {
         t: request.tag,
-        dockerfile: dockerfile.split(path.sep).join("/"),
+        dockerfile: request.dockerfile,
         networkmode: "host",
         rm: 1,
         forcerm: 1,
         labels: JSON.stringify(request.labels),
       },
-      body: tarStream(await entriesOf(task.environmentDir, "")),
+      body: tarStream(request.context),
       contentType: "application/x-tar",
       signal: AbortSignal.timeout(timeoutSec * 1000),
     });

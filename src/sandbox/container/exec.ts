@@ -3,6 +3,7 @@
 // carries a marker (readable by root even when the exec runs as the agent, unlike its environment),
 // and a root exec kills every process in that session or below the leader.
 import { randomBytes } from "node:crypto";
+import { Tail } from "../../util/tail.js";
 import type { ExecResult } from "../types.js";
 import { EngineError, readAll } from "./client.js";
 import type { Engine } from "./engine.js";
@@ -20,9 +21,10 @@ const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 const MARKER_PREFIX = "benchflow-exec-";
 
 // The leader stays a shell (the command is its child, never exec'd into it), so the marker in its
-// argv lives as long as the command does. Images without setsid keep the marker, not the session.
+// argv lives as long as the command does. Images without setsid keep the marker, not the session;
+// so do busybox images, whose setsid (an applet, or a symlink to busybox) has no -w.
 const LEADER = 'bash -c "$1"; exit $?';
-const LAUNCH = `command -v setsid >/dev/null 2>&1 && exec setsid -w bash -c '${LEADER}' "$0" "$1"; exec bash -c '${LEADER}' "$0" "$1"`;
+const LAUNCH = `p=$(command -v setsid 2>/dev/null); case "$p" in /*) [ -L "$p" ] || exec setsid -w bash -c '${LEADER}' "$0" "$1";; esac; exec bash -c '${LEADER}' "$0" "$1"`;
 
 // Lists pid, ppid and session of every process; kills the marked ones, their sessions and their
 // descendants; three rounds catch processes forked meanwhile (or not yet visible at the first).
@@ -56,27 +58,6 @@ function killScript(hex: string): string {
     "  sleep 0.1",
     "done; true",
   ].join("\n");
-}
-
-class Tail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  constructor(private readonly max: number) {}
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    if (this.size > this.max * 2) this.compact();
-  }
-  private compact(): void {
-    const all = Buffer.concat(this.chunks);
-    const kept = all.subarray(Math.max(0, all.length - this.max));
-    this.chunks = [kept];
-    this.size = kept.length;
-  }
-  toString(): string {
-    this.compact();
-    return Buffer.concat(this.chunks).toString("utf8");
-  }
 }
 
 /** Splits Docker's multiplexed raw stream (8-byte frame headers) into stdout and stderr. */
@@ -176,8 +157,8 @@ export async function execInContainer(
   const killed = timedOut || aborted;
   return {
     exitCode: killed ? null : await exitCodeOf(engine, execId),
-    stdout: stdout.toString(),
-    stderr: stderr.toString(),
+    stdout: stdout.text(),
+    stderr: stderr.text(),
     timedOut,
     aborted: aborted && !timedOut,
     durationMs: Date.now() - started,

@@ -1,4 +1,11 @@
 // The container sandbox's public surface.
+export {
+  type AgentBundleMount,
+  type AgentImageFallback,
+  type AgentInstallPath,
+  derivedTag,
+  type InstallChoice,
+} from "./agent-image.js";
 export { ContainerBackend, type ContainerBackendOptions, type ContainerSandboxSpec } from "./backend.js";
 export {
   currentRunId,

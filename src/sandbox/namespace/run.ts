@@ -6,8 +6,8 @@ import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { Tail } from "../../util/tail.js";
 import type { ExecResult } from "../types.js";
-import { Tail } from "./tail.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
