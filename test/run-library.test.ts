@@ -91,6 +91,30 @@ describe("the namespace plan", () => {
   });
 });
 
+describe("the verifier", () => {
+  it("empties /logs/verifier before the test runs, so a reward planted by the agent never counts", async () => {
+    const planter: Agent = {
+      name: "planter",
+      usesModel: false,
+      seesSolution: false,
+      async run(ctx) {
+        const planted = await ctx.sandbox.exec("echo 1 > /logs/verifier/reward.txt; echo '{\"reward\": 1}' > /logs/verifier/.reward.json && echo planted", { user: "root" });
+        assert.match(planted.stdout, /planted/);
+        return { nToolCalls: 0, trajectorySource: null };
+      },
+    };
+    registerAgent("planter", () => planter);
+    const result = await new Evaluation({
+      tasks: path.join(REPO, "test/fixtures/tasks/no-reward"),
+      agent: "planter",
+      jobsDir: path.join(root, "planted"),
+      sandbox: "namespace",
+    }).run();
+    assert.equal(result.results[0]?.rewards, null);
+    assert.equal(result.results[0]?.verifier_error_category, "verifier_failure");
+  });
+});
+
 describe("retries", () => {
   it("retries an infrastructure failure, keeps the replaced attempt on disk, and counts the trial once", async () => {
     let calls = 0;

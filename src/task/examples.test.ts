@@ -19,7 +19,8 @@ describe("example tasks", () => {
       all.map((d) => path.basename(d)).filter((n) => namespaceReady.includes(n)),
       namespaceReady,
     );
-    for (const dir of all) assert.deepEqual(await checkTask(dir), { task: path.basename(dir), problems: [], warnings: [] });
+    for (const dir of all)
+      assert.deepEqual(await checkTask(dir), { task: path.basename(dir), problems: [], warnings: [] });
     const dirs = all.filter((d) => namespaceReady.includes(path.basename(d)));
     for (const dir of dirs) {
       assert.deepEqual(await checkTask(dir), { task: path.basename(dir), problems: [], warnings: [] });

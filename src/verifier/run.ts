@@ -29,7 +29,7 @@ export async function runVerifier(
   // Builtins only when the folder is already empty (the common case): no process spent on it.
   const command = [
     "shopt -s nullglob dotglob",
-    'stale=(/logs/verifier/*); ((${#stale[@]})) && rm -rf -- "${stale[@]}"',
+    "stale=(/logs/verifier/*); [[ -n $stale ]] && rm -rf -- /logs/verifier/*",
     "[[ -d /logs/verifier ]] || mkdir -p -m 777 /logs/verifier",
     "shopt -u nullglob dotglob",
     `bash ${script} > /logs/verifier/test-stdout.txt 2>&1`,
