@@ -37,6 +37,19 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 export PATH="$PATH:/usr/sbin:/sbin"
 
+# 1b. What the musl-image tests build from (test/agents-libc.test.ts): static busybox and bash, musl's loader.
+if ! dpkg -s busybox-static bash-static musl >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    log "installing busybox-static bash-static musl (apt-get)"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get install -y -q busybox-static bash-static musl >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null && apt-get install -y -q busybox-static bash-static musl >/dev/null; }; } ||
+      log "WARNING: apt-get install busybox-static bash-static musl failed; the musl-image test will say what is missing"
+  else
+    log "no apt-get: install static busybox and bash and musl yourself to run the musl-image test"
+  fi
+fi
+
 # 2. Engine settings: runc (crun fails on hybrid cgroups here) and ulimits we may set without CAP_SYS_RESOURCE.
 if [ ! -f "$CONF" ] || grep -qF "$MARKER" "$CONF"; then
   mkdir -p "$(dirname "$CONF")"

@@ -14,6 +14,7 @@ import type {
 } from "../types.js";
 import { type BundleSpec, ensureBundle } from "./bundle.js";
 import type { ParsedRun } from "./events.js";
+import { imageFallbackFor } from "./image-install.js";
 import { INSTRUCTION, type LaunchPlan, launchScript, SETUP_FAILED } from "./launch.js";
 import { gatewayRecordOf } from "./model-calls.js";
 import { NODE_MOUNT, RELAY_MOUNT, RELAY_SOCKET, startSocketRelay } from "./relay.js";
@@ -39,6 +40,8 @@ export interface CliAgentDef {
   binary(): Promise<string>;
   /** Whether that executable is linked against glibc (a static one runs in any image). */
   glibc: boolean;
+  /** The musl build's executable, relative to a bundle installed with npm --libc=musl (for musl images). */
+  muslBinary?(): Promise<string>;
   /** Where the agent looks for skills, relative to $HOME. */
   skillsHome: string;
   configFiles(l: LaunchInfo): { path: string; content: string }[];
@@ -62,12 +65,14 @@ const GLIBC_LOADERS: Record<string, string> = {
 };
 const KEY_ENV = "BENCHFLOW_API_KEY";
 
-interface TrialState {
+export interface TrialState {
   readyAt: number;
   stagedSkills: string | null;
   relay: boolean;
   binary: string;
   binDir: string;
+  /** The loader checked before launch; null when the agent was installed into the image for its libc. */
+  loader: string | null;
 }
 
 export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Agent {
@@ -91,7 +96,31 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
         );
       });
       const mountAt = `${BUNDLE_MOUNT}/${path.basename(bundle.dir)}`;
-      const mounts = [{ hostPath: bundle.dir, sandboxPath: mountAt }];
+      const binary = `${mountAt}/${await def.binary()}`;
+      const record: Record<string, unknown> = {
+        agent_version: def.bundle.version,
+        agent_packages: def.bundle.packages,
+        agent_install_path: "bundle-mount",
+        agent_installed_now: bundle.installedNow,
+        skill_mode: opts.mode ?? "with-skill",
+      };
+      const loader = def.glibc ? (GLIBC_LOADERS[process.arch] ?? null) : null;
+      const state: TrialState = {
+        readyAt: 0,
+        stagedSkills: null,
+        relay: false,
+        binary,
+        binDir: `${mountAt}/bin`,
+        loader,
+      };
+      // In a container the backend checks the image can run the bundle, else installs the agent into it.
+      const fallback =
+        req.sandboxKind === "container"
+          ? await imageFallbackFor(def, { binary, record, state, signal: req.signal })
+          : null;
+      const mounts = [
+        { hostPath: bundle.dir, sandboxPath: mountAt, ...(fallback ? { agentFallback: fallback } : {}) },
+      ];
       // Only a namespace sandbox without network needs our relay; containers bring their own.
       const relay = req.sandboxKind === "namespace" && !req.network ? await startSocketRelayFor(req) : null;
       if (relay)
@@ -105,22 +134,11 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
           agent_install: Math.round(performance.now() - t0) / 1000,
           agent_first_install: bundle.manifest.install_sec,
         },
-        record: {
-          agent_version: def.bundle.version,
-          agent_packages: def.bundle.packages,
-          agent_install_path: "bundle-mount",
-          agent_installed_now: bundle.installedNow,
-          skill_mode: opts.mode ?? "with-skill",
-        },
+        record,
         release: async () => relay?.close(),
       };
-      trials.set(prep, {
-        readyAt: 0,
-        stagedSkills: null,
-        relay: relay !== null,
-        binary: `${mountAt}/${await def.binary()}`,
-        binDir: `${mountAt}/bin`,
-      });
+      state.relay = relay !== null;
+      trials.set(prep, state);
       return prep;
     },
     async setup(ctx: AgentContext): Promise<void> {
@@ -149,7 +167,7 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
       const plan: LaunchPlan = {
         binary: state.binary,
         binDir: state.binDir,
-        loader: def.glibc ? (GLIBC_LOADERS[process.arch] ?? null) : null,
+        loader: state.loader,
         args: [...def.args(info), ...(opts.extraArgs ?? [])],
         configFiles: def.configFiles(info),
         stagedSkills: state.stagedSkills,

@@ -22,6 +22,10 @@ export interface BundleSpec {
   links?: Record<string, string>;
   /** Paths (relative to the bundle) removed after the install: parts of helper packages not needed. */
   prune?: string[];
+  /** Install the packages built for this C library (npm --libc); the folder is <name>@<version>-<libc>. */
+  libc?: "musl";
+  /** Symlinks made after the install: path -> target, both relative to the bundle (same layout as another build). */
+  aliases?: Record<string, string>;
 }
 
 export interface BundleManifest {
@@ -54,7 +58,7 @@ export function agentCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function bundleDir(spec: BundleSpec, cacheDir = agentCacheDir()): string {
-  return path.join(cacheDir, `${spec.name}@${spec.version}`);
+  return path.join(cacheDir, `${spec.name}@${spec.version}${spec.libc ? `-${spec.libc}` : ""}`);
 }
 
 /** The bundle, installed now if the cache lacks it. */
@@ -72,8 +76,10 @@ export function ensureBundle(
 }
 
 function recipeOf(spec: BundleSpec): string {
-  const { packages, links, prune, withNode } = spec;
-  return JSON.stringify({ packages, links: links ?? {}, prune: prune ?? [], withNode: withNode === true });
+  const { packages, links, prune, withNode, libc, aliases } = spec;
+  const base = { packages, links: links ?? {}, prune: prune ?? [], withNode: withNode === true };
+  // Bundles made before libc and aliases existed keep their recipe (and are not reinstalled).
+  return JSON.stringify(libc || aliases ? { ...base, libc: libc ?? null, aliases: aliases ?? {} } : base);
 }
 
 /** The manifest of a complete bundle made from this recipe, else null. */
@@ -139,6 +145,7 @@ async function install(spec: BundleSpec, dir: string, signal?: AbortSignal): Pro
         "--no-fund",
         "--ignore-scripts",
         "--loglevel=error",
+        ...(spec.libc ? ["--os=linux", `--libc=${spec.libc}`, `--cpu=${process.arch}`] : []),
         ...spec.packages,
       ],
       signal,
@@ -152,6 +159,16 @@ async function install(spec: BundleSpec, dir: string, signal?: AbortSignal): Pro
       await fs.symlink(
         path.relative(path.join(tmp, "bin"), path.join(tmp, target)),
         path.join(tmp, "bin", name),
+      );
+    }
+    for (const [at, target] of Object.entries(spec.aliases ?? {})) {
+      if (!(await fs.stat(path.join(tmp, target)).catch(() => null))?.isFile()) {
+        throw new Error(`bundle ${spec.name}@${spec.version}: ${target} is missing after the install`);
+      }
+      await fs.mkdir(path.dirname(path.join(tmp, at)), { recursive: true });
+      await fs.symlink(
+        path.relative(path.dirname(path.join(tmp, at)), path.join(tmp, target)),
+        path.join(tmp, at),
       );
     }
     if (spec.withNode) {

@@ -16,6 +16,7 @@ export const claudeCodeDef: CliAgentDef = {
   // The platform package carries the native binary; its postinstall would only link it.
   binary: async () => `node_modules/@anthropic-ai/claude-code-linux-${process.arch}/claude`,
   glibc: true,
+  muslBinary: async () => `node_modules/@anthropic-ai/claude-code-linux-${process.arch}-musl/claude`,
   skillsHome: ".claude/skills",
   configFiles: () => [],
   env: (l, apiKey) => ({

@@ -44,6 +44,8 @@ export const opencodeDef: CliAgentDef = {
     return `node_modules/opencode-linux-${process.arch}${baseline}/bin/opencode`;
   },
   glibc: true,
+  // No muslBinary: opencode-linux-x64-musl@1.18.33 is named in opencode-ai's optional dependencies but
+  // not published (npm 404; 1.18.32 is), so a musl image keeps failing with the launch's "needs glibc" message.
   skillsHome: ".opencode/skills",
   configFiles: (l) => [
     {
