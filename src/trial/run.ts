@@ -6,13 +6,14 @@ import path from "node:path";
 import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } from "../agents/types.js";
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { isInfrastructure, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
+import { isInfrastructure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
-import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
+import { writeJsonAtomic } from "../util/fs.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { configOf, finishTrial } from "./record.js";
 import type { TrialPlan } from "./types.js";
 
-interface TrialState {
+export interface TrialState {
   sandbox: Sandbox | null;
   prepared: HostPreparation | null;
   events: TrajectoryEvent[];
@@ -187,95 +188,6 @@ async function collectLogs(sandbox: Sandbox | null, rolloutDir: string): Promise
   if (!sandbox) return;
   await sandbox.download("/logs/agent", path.join(rolloutDir, "agent")).catch(() => undefined);
   await sandbox.download("/logs/artifacts", path.join(rolloutDir, "artifacts")).catch(() => undefined);
-}
-
-async function finishTrial(
-  plan: TrialPlan,
-  state: TrialState,
-  rolloutDir: string,
-  startedAt: Date,
-): Promise<TrialResult> {
-  let result = resultOf(plan, state, startedAt);
-  if (plan.finalize) result = await plan.finalize(result);
-  const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
-  await fs.mkdir(path.join(rolloutDir, "trajectory"), { recursive: true });
-  await Promise.all([
-    ...(state.sandboxDetails
-      ? [
-          writeJsonAtomic(path.join(rolloutDir, "config.json"), {
-            ...configOf(plan, startedAt),
-            ...state.sandboxDetails,
-          }),
-        ]
-      : []),
-    writeJsonAtomic(path.join(rolloutDir, "timing.json"), state.timing),
-    writeJsonAtomic(path.join(rolloutDir, "prompts.json"), [plan.task.instruction]),
-    writeFileAtomic(
-      path.join(rolloutDir, "trajectory", "acp_trajectory.jsonl"),
-      trajectory ? `${trajectory}\n` : "",
-    ),
-  ]);
-  await writeJsonAtomic(path.join(rolloutDir, "result.json"), result, { durable: true });
-  return result;
-}
-
-function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): TrialResult {
-  const v = state.verifier;
-  const errorCategory = state.error?.category ?? null;
-  const verifierErrorCategory = v?.error?.category ?? null;
-  const nToolCalls = state.agentResult?.nToolCalls ?? 0;
-  return {
-    task_name: plan.task.name,
-    rollout_name: plan.rolloutName,
-    agent: plan.agent.name,
-    agent_name: plan.agent.name,
-    model: plan.model,
-    rewards: v?.rewards ?? null,
-    n_tool_calls: nToolCalls,
-    ...(state.agentResult?.nSkillInvocations !== undefined
-      ? { n_skill_invocations: state.agentResult.nSkillInvocations }
-      : {}),
-    n_prompts: 1,
-    agent_result: { n_tool_calls: nToolCalls, n_prompts: 1 },
-    error: state.error?.message ?? null,
-    error_category: errorCategory,
-    verifier_error: v?.error?.message ?? null,
-    verifier_error_category: verifierErrorCategory,
-    outcome: outcomeOf(errorCategory, verifierErrorCategory),
-    test_last_line: v?.lastLine ?? null,
-    started_at: startedAt.toISOString(),
-    finished_at: new Date().toISOString(),
-    timing: state.timing,
-    task_digest: plan.taskDigest,
-    sandbox: plan.backend.kind,
-    sandbox_id: state.sandbox?.id ?? null,
-    trajectory_source: state.agentResult?.trajectorySource ?? null,
-    partial_trajectory: false,
-    job_name: plan.jobName,
-    trial: plan.trialLabel,
-    attempt: plan.attempt,
-    replaces: plan.replaces,
-  };
-}
-
-function configOf(plan: TrialPlan, startedAt: Date): Record<string, unknown> {
-  return {
-    task_name: plan.task.name,
-    task_path: plan.task.dir,
-    task_digest: plan.taskDigest,
-    agent: plan.agent.name,
-    model: plan.model,
-    job_name: plan.jobName,
-    trial: plan.trialLabel,
-    rollout_name: plan.rolloutName,
-    attempt: plan.attempt,
-    timeout_sec: plan.task.config.agent.timeoutSec,
-    verifier_timeout_sec: plan.task.config.verifier.timeoutSec,
-    network_mode: plan.task.config.sandbox.networkMode,
-    agent_env: Object.keys(plan.agentEnv).sort(),
-    started_at: startedAt.toISOString(),
-    ...plan.settings,
-  };
 }
 
 function seconds(ms: number): number {
