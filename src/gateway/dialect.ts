@@ -40,3 +40,13 @@ export function firstDelta(chunk: JsonObject): JsonObject | null {
     : null;
   return isObject(choice) && isObject(choice.delta) ? choice.delta : null;
 }
+
+/** upstream's `input_shape` for dialects whose conversation is a `messages` list (chat, Anthropic). */
+export function messagesInputShape(request: JsonObject): JsonObject {
+  const messages = request.messages;
+  return {
+    has_messages: Array.isArray(messages),
+    has_input: false,
+    n_messages: Array.isArray(messages) ? messages.length : 0,
+  };
+}

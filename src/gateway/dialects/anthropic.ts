@@ -3,7 +3,7 @@
 // (stop reason, cumulative usage), message_stop; a failure after the headers is an `error` event.
 import { readCompletion } from "../assemble.js";
 import type { Dialect } from "../dialect.js";
-import { randomId } from "../dialect.js";
+import { messagesInputShape, randomId } from "../dialect.js";
 import { messageObject } from "./anthropic-answer.js";
 import { anthropicToChat } from "./anthropic-request.js";
 import { AnthropicStream } from "./anthropic-stream.js";
@@ -21,12 +21,5 @@ export const anthropicDialect: Dialect = {
     return new AnthropicStream(request);
   },
 
-  inputShape(request) {
-    const messages = request.messages;
-    return {
-      has_messages: Array.isArray(messages),
-      has_input: false,
-      n_messages: Array.isArray(messages) ? messages.length : 0,
-    };
-  },
+  inputShape: messagesInputShape,
 };

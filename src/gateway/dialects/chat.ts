@@ -1,7 +1,7 @@
 // OpenAI Chat Completions inbound: the policy speaks it too, so requests and answers pass through,
 // less what the gateway added for capture and the agent did not ask for.
 import type { ChatAccumulator } from "../assemble.js";
-import type { Dialect, StreamTranslator } from "../dialect.js";
+import { type Dialect, messagesInputShape, type StreamTranslator } from "../dialect.js";
 import { errorBody, type GatewayError } from "../errors.js";
 import { dataEvent } from "../sse.js";
 import { type AgentAsked, stripForAgent } from "../strip.js";
@@ -28,14 +28,7 @@ export const chatDialect: Dialect = {
     };
   },
 
-  inputShape(request) {
-    const messages = request.messages;
-    return {
-      has_messages: Array.isArray(messages),
-      has_input: false,
-      n_messages: Array.isArray(messages) ? messages.length : 0,
-    };
-  },
+  inputShape: messagesInputShape,
 };
 
 function assembledChat(acc: ChatAccumulator, asked: AgentAsked): JsonObject {
