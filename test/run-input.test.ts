@@ -6,7 +6,16 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { bench, EXAMPLES, FIXTURES, rollouts, snapshot, startBench, tempDir, waitUntil } from "./helpers/bench.js";
+import {
+  bench,
+  EXAMPLES,
+  FIXTURES,
+  rollouts,
+  snapshot,
+  startBench,
+  tempDir,
+  waitUntil,
+} from "./helpers/bench.js";
 
 const NS = ["--sandbox", "namespace"];
 

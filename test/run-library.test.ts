@@ -98,7 +98,10 @@ describe("the verifier", () => {
       usesModel: false,
       seesSolution: false,
       async run(ctx) {
-        const planted = await ctx.sandbox.exec("echo 1 > /logs/verifier/reward.txt; echo '{\"reward\": 1}' > /logs/verifier/.reward.json && echo planted", { user: "root" });
+        const planted = await ctx.sandbox.exec(
+          "echo 1 > /logs/verifier/reward.txt; echo '{\"reward\": 1}' > /logs/verifier/.reward.json && echo planted",
+          { user: "root" },
+        );
         assert.match(planted.stdout, /planted/);
         return { nToolCalls: 0, trajectorySource: null };
       },

@@ -6,7 +6,6 @@ import { detokenize, IM_END_ID } from "./chat-template.js";
 import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
 
 // vLLM's extensions travel in the request body; the client passes unknown fields through unchanged.
-// biome-ignore lint/suspicious/noExplicitAny: wire-level fields outside the client's types
 type Wire = any;
 
 const tools = [

@@ -6,7 +6,6 @@ import { after, before, describe, it } from "node:test";
 import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
 import { type ShapeOptions, shapeMismatches } from "./wire-shape.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: raw wire JSON
 type Wire = any;
 
 const fixture = (name: string): Wire =>

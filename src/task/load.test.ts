@@ -299,7 +299,10 @@ describe("loadTask", () => {
     await fs.symlink("/etc/hostname", path.join(dir, "environment", "link"));
     const task = await loadTask(dir);
     assert.equal(task.dockerfile?.runSteps.length, 2);
-    assert.ok(!task.warnings.some((w) => w.includes("RUN")), "RUN steps are valid; only the namespace plan warns");
+    assert.ok(
+      !task.warnings.some((w) => w.includes("RUN")),
+      "RUN steps are valid; only the namespace plan warns",
+    );
     assert.ok(task.warnings.some((w) => w.includes("contains symlinks") && w.includes("environment/link")));
   });
 });
