@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { SKILL_MODES, type SkillMode } from "../agents/cli/skills.js";
 import { Evaluation } from "../job/evaluation.js";
 import { planToJson } from "../job/plan.js";
+import { removeContainersOfRun } from "../sandbox/container/index.js";
 import type { SandboxChoice } from "../sandbox/select.js";
 import { ExitCode } from "./errors.js";
 import { rolloutLine, summaryLine } from "./format.js";
@@ -120,8 +121,15 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     return 0;
   }
   let signalled: NodeJS.Signals | null = null;
+  const containerRun = (await evaluation.plan()).backend.kind === "container";
   const onSignal = (sig: NodeJS.Signals) => {
-    if (signalled) process.exit(sig === "SIGINT" ? 130 : 143);
+    if (signalled) {
+      // Forced: no trial gets to clean up, so remove this run's containers ourselves (briefly).
+      const code = sig === "SIGINT" ? 130 : 143;
+      const cleanup = containerRun ? removeContainersOfRun().catch(() => []) : Promise.resolve([]);
+      void Promise.race([cleanup, new Promise((r) => setTimeout(r, 5000))]).then(() => process.exit(code));
+      return;
+    }
     signalled = sig;
     process.stderr.write(`\nbench: ${sig}: stopping; trials in flight end as interrupted (again to force)\n`);
     interrupt.abort();
