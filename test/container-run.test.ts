@@ -160,3 +160,39 @@ describe("bench run --sandbox container: eight at once, and nothing left behind"
     assert.deepEqual(await ours("killed"), [], "the rerun removed the dead run's containers and its own");
   });
 });
+
+describe("bench run --sandbox container: a forced stop", () => {
+  it("removes the run's containers when a second signal forces it to stop", async (t) => {
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    const { listContainers } = await import("../src/sandbox/container/cleanup.js");
+    const { startBench, waitUntil } = await import("./helpers/bench.js");
+    const ours = async () =>
+      (await listContainers(engine, "benchflow.job")).filter((c) => c.Labels?.["benchflow.job"] === "forced");
+    const tasks = path.join(root, "forced");
+    for (const name of ["slow-a", "slow-b"]) {
+      await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, name), { recursive: true });
+      await fs.writeFile(path.join(tasks, name, "solution/solve.sh"), "#!/bin/bash\nsleep 60\n");
+    }
+    const child = startBench([
+      "run",
+      tasks,
+      "-a",
+      "oracle",
+      "-j",
+      "2",
+      "--jobs-dir",
+      path.join(root, "forced-jobs"),
+      "--job-name",
+      "forced",
+      ...CT,
+    ]);
+    await waitUntil(async () => (await ours()).length === 2, "two containers running");
+    const exited = new Promise((r) => child.once("exit", (code) => r(code)));
+    child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 143);
+    assert.deepEqual(await ours(), []);
+  });
+});
