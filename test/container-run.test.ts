@@ -6,8 +6,18 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { listContainers } from "../src/sandbox/container/cleanup.js";
 import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
-import { bench, EXAMPLES, REPO, rollouts, tempDir } from "./helpers/bench.js";
+import {
+  bench,
+  EXAMPLES,
+  REPO,
+  rollouts,
+  slowHelloTasks,
+  startBench,
+  tempDir,
+  waitUntil,
+} from "./helpers/bench.js";
 
 const CT = ["--sandbox", "container"];
 let root: string;
@@ -112,18 +122,10 @@ describe("bench run --sandbox container: eight at once, and nothing left behind"
   it("runs 8 trials concurrently at -j 8; after the run, and after a SIGKILL and a rerun, no container of ours is left", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
-    const { listContainers } = await import("../src/sandbox/container/cleanup.js");
     const ours = async (job: string) =>
       (await listContainers(engine, "benchflow.job")).filter((c) => c.Labels?.["benchflow.job"] === job);
-    const tasks = path.join(root, "eight");
-    for (let i = 0; i < 8; i++) {
-      const task = path.join(tasks, `slow-${i}`);
-      await fs.cp(path.join(EXAMPLES, "hello"), task, { recursive: true });
-      await fs.writeFile(
-        path.join(task, "solution/solve.sh"),
-        "#!/bin/bash\nsleep 2\necho 'Hello, world!' > /app/hello.txt\n",
-      );
-    }
+    const names = Array.from({ length: 8 }, (_, i) => `slow-${i}`);
+    const tasks = await slowHelloTasks(path.join(root, "eight"), names, 2);
     const jobs = path.join(root, "eight-jobs");
     const run = await bench([
       "run",
@@ -148,7 +150,7 @@ describe("bench run --sandbox container: eight at once, and nothing left behind"
     assert.deepEqual(await ours("first"), []);
 
     const args = ["run", tasks, "-a", "oracle", "-j", "8", "--jobs-dir", jobs, "--job-name", "killed", ...CT];
-    const child = (await import("./helpers/bench.js")).startBench(args);
+    const child = startBench(args);
     for (let i = 0; (await ours("killed")).length === 0 && i < 300; i++)
       await new Promise((r) => setTimeout(r, 100));
     assert.ok((await ours("killed")).length > 0, "containers were running when the run was killed");
@@ -165,15 +167,9 @@ describe("bench run --sandbox container: a forced stop", () => {
   it("removes the run's containers when a second signal forces it to stop", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
-    const { listContainers } = await import("../src/sandbox/container/cleanup.js");
-    const { startBench, waitUntil } = await import("./helpers/bench.js");
     const ours = async () =>
       (await listContainers(engine, "benchflow.job")).filter((c) => c.Labels?.["benchflow.job"] === "forced");
-    const tasks = path.join(root, "forced");
-    for (const name of ["slow-a", "slow-b"]) {
-      await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, name), { recursive: true });
-      await fs.writeFile(path.join(tasks, name, "solution/solve.sh"), "#!/bin/bash\nsleep 60\n");
-    }
+    const tasks = await slowHelloTasks(path.join(root, "forced"), ["slow-a", "slow-b"], 60, false);
     const child = startBench([
       "run",
       tasks,

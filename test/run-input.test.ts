@@ -11,6 +11,7 @@ import {
   EXAMPLES,
   FIXTURES,
   rollouts,
+  slowHelloTasks,
   snapshot,
   startBench,
   tempDir,
@@ -164,14 +165,11 @@ describe("bench run: locks and resume", () => {
   });
 
   it("finishes a job killed mid-run with every trial present once", async () => {
-    const tasks = path.join(root, "slow-tasks");
-    for (const name of ["slow-a", "slow-b", "slow-c", "slow-d"]) {
-      await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, name), { recursive: true });
-      await fs.writeFile(
-        path.join(tasks, name, "solution/solve.sh"),
-        "#!/bin/bash\nsleep 0.7\necho 'Hello, world!' > /app/hello.txt\n",
-      );
-    }
+    const tasks = await slowHelloTasks(
+      path.join(root, "slow-tasks"),
+      ["slow-a", "slow-b", "slow-c", "slow-d"],
+      0.7,
+    );
     const jobs = path.join(root, "killed");
     const args = ["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "again", ...NS];
     const child = startBench(args);
@@ -266,14 +264,7 @@ describe("bench run: choosing tasks and stopping", () => {
   it("ends trials in flight as interrupted on SIGTERM, exits 143, and a rerun completes them", async () => {
     const root = await tempDir("sigterm");
     try {
-      const tasks = path.join(root, "tasks");
-      for (const name of ["wait-a", "wait-b"]) {
-        await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, name), { recursive: true });
-        await fs.writeFile(
-          path.join(tasks, name, "solution/solve.sh"),
-          "#!/bin/bash\nsleep 3\necho 'Hello, world!' > /app/hello.txt\n",
-        );
-      }
+      const tasks = await slowHelloTasks(path.join(root, "tasks"), ["wait-a", "wait-b"], 3);
       const jobs = path.join(root, "jobs");
       const args = ["run", tasks, "-a", "oracle", "-j", "2", "--jobs-dir", jobs, "--job-name", "stop", ...NS];
       const child = startBench(args);

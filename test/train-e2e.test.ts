@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { bench, EXAMPLES, REPO, startBench, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, tempDir } from "./helpers/bench.js";
 
 let root: string;
 before(async () => {
@@ -164,18 +164,6 @@ describe("bench train on oracle jobs", () => {
 });
 
 describe("bench train stream on a running job", () => {
-  async function slowTasks(dir: string, n: number): Promise<string> {
-    for (let i = 0; i < n; i++) {
-      const task = path.join(dir, `slow-${i}`);
-      await fs.cp(path.join(EXAMPLES, "hello"), task, { recursive: true });
-      await fs.writeFile(
-        path.join(task, "solution/solve.sh"),
-        "#!/bin/bash\nsleep 0.4\necho 'Hello, world!' > /app/hello.txt\n",
-      );
-    }
-    return dir;
-  }
-
   async function waitFor(file: string): Promise<void> {
     for (let i = 0; i < 200; i++) {
       if (
@@ -197,7 +185,7 @@ describe("bench train stream on a running job", () => {
   }
 
   it("emits every rollout once and exits 0 when the run finishes", async () => {
-    const tasks = await slowTasks(path.join(root, "live-tasks"), 3);
+    const tasks = await slowHelloTasks(path.join(root, "live-tasks"), ["slow-0", "slow-1", "slow-2"], 0.4);
     const jobs = path.join(root, "live");
     const run = collect(
       startBench([
@@ -231,7 +219,11 @@ describe("bench train stream on a running job", () => {
   });
 
   it("exits 1 when the run's process dies", async () => {
-    const tasks = await slowTasks(path.join(root, "dying-tasks"), 4);
+    const tasks = await slowHelloTasks(
+      path.join(root, "dying-tasks"),
+      ["slow-0", "slow-1", "slow-2", "slow-3"],
+      0.4,
+    );
     const jobs = path.join(root, "dying");
     const runner = startBench([
       "run",

@@ -88,3 +88,21 @@ export async function waitUntil(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Copies of the hello example whose oracle first sleeps `sleepSec` (then solves it, unless
+ * `solve` is false): slow trials for tests that stop or watch a run mid-way.
+ */
+export async function slowHelloTasks(
+  dir: string,
+  names: string[],
+  sleepSec: number,
+  solve = true,
+): Promise<string> {
+  const script = `#!/bin/bash\nsleep ${sleepSec}\n${solve ? "echo 'Hello, world!' > /app/hello.txt\n" : ""}`;
+  for (const name of names) {
+    await fs.cp(path.join(EXAMPLES, "hello"), path.join(dir, name), { recursive: true });
+    await fs.writeFile(path.join(dir, name, "solution/solve.sh"), script);
+  }
+  return dir;
+}
