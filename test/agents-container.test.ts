@@ -4,25 +4,20 @@
 // `bench train validate --require-tool-calls`. The bundles come from the host cache (installed on
 // first use), mounted read-only: the second trial never installs.
 import assert from "node:assert/strict";
-import { promises as fs } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { loadPolicyScript } from "../src/policy/scripted-server.js";
 import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
 import { acpEvents, CLI_AGENTS, llmCalls, readJson, runAgent } from "./agents-helpers.js";
-import { bench, EXAMPLES, REPO, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, useScratch } from "./helpers/bench.js";
 
-let root: string;
-before(async () => {
-  root = await tempDir("agents-ct");
-});
-after(() => fs.rm(root, { recursive: true, force: true }));
+const scratch = useScratch("agents-ct");
 
 describe("agent CLIs in the container sandbox", () => {
   for (const agent of CLI_AGENTS) {
     it(`${agent}: hello scores 1.0 twice, with token capture on every call and rows that keep tool calls`, async (t) => {
       if (!(await engineOrSkip(t))) return;
-      const jobsDir = path.join(root, agent);
+      const jobsDir = path.join(scratch(), agent);
       const script = await loadPolicyScript(path.join(REPO, `examples/policies/${agent}-hello.json`));
       const { result, requests, found } = await runAgent(script, {
         tasks: path.join(EXAMPLES, "hello"),
@@ -61,7 +56,7 @@ describe("agent CLIs in the container sandbox", () => {
       }
       const secondConfig = await readJson(path.join(second?.dir ?? "", "config.json"));
       assert.equal(secondConfig.agent_installed_now, false, "the second trial found its bundle in the cache");
-      const rows = path.join(root, `${agent}-rows.jsonl`);
+      const rows = path.join(scratch(), `${agent}-rows.jsonl`);
       const convert = await bench(["train", "convert", jobsDir, "-o", rows]);
       assert.equal(convert.code, 0, convert.stderr);
       const validate = await bench(["train", "validate", rows, "--require-tool-calls"]);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { createClaudeCodeAgent } from "../src/agents/cli/index.js";
 import { registerAgent, resolveAgent } from "../src/agents/registry.js";
 import {
@@ -21,14 +21,10 @@ import {
   shellCall,
   skillCall,
 } from "./agents-helpers.js";
-import { EXAMPLES, FIXTURES, tempDir } from "./helpers/bench.js";
+import { EXAMPLES, FIXTURES, useScratch } from "./helpers/bench.js";
 
 const MARKER = "BENCHFLOW-SKILL-7f3a";
-let root: string;
-before(async () => {
-  root = await tempDir("agents-ns");
-});
-after(() => fs.rm(root, { recursive: true, force: true }));
+const scratch = useScratch("agents-ns");
 
 describe("agent CLIs: skills", () => {
   for (const agent of CLI_AGENTS) {
@@ -41,7 +37,7 @@ describe("agent CLIs: skills", () => {
       };
       const script = scriptFor(agent, [{ replies: [first, { content: "Done." }] }]);
       for (const mode of ["with-skill", "no-skill"] as const) {
-        const jobsDir = path.join(root, `skills-${agent}-${mode}`);
+        const jobsDir = path.join(scratch(), `skills-${agent}-${mode}`);
         const { result, found } = await runAgent(script, {
           tasks: path.join(FIXTURES, "skill-hello"),
           agent,
@@ -77,7 +73,7 @@ describe("agent CLIs: skills", () => {
 
 describe("agent CLIs: failures end their own trial", () => {
   it("a crash, a hang and a good trial in one job: agent_error, timeout, reward 1.0; nothing is left running", async () => {
-    const tasks = path.join(root, "mixed-tasks");
+    const tasks = path.join(scratch(), "mixed-tasks");
     for (const [name, instruction, timeout] of [
       ["hello", null, 120],
       ["hang", "HANG-ME: wait for the model.", 4],
@@ -108,7 +104,7 @@ describe("agent CLIs: failures end their own trial", () => {
       agent: "claude-code",
       sandbox: "namespace",
       concurrency: 3,
-      jobsDir: path.join(root, "mixed"),
+      jobsDir: path.join(scratch(), "mixed"),
     });
     const by = Object.fromEntries(result.results.map((r) => [r.task_name, r]));
     assert.equal(by.hello?.rewards?.reward, 1);
@@ -136,7 +132,7 @@ describe("agent CLIs: failures end their own trial", () => {
         tasks: path.join(EXAMPLES, "hello"),
         agent,
         sandbox: "namespace",
-        jobsDir: path.join(root, agent),
+        jobsDir: path.join(scratch(), agent),
       });
       const [r] = result.results;
       assert.equal(r?.error_category, "agent_setup", agent);

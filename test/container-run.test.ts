@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { listContainers } from "../src/sandbox/container/cleanup.js";
@@ -15,26 +15,22 @@ import {
   rollouts,
   slowHelloTasks,
   startBench,
-  tempDir,
+  useScratch,
   waitUntil,
 } from "./helpers/bench.js";
 
 const CT = ["--sandbox", "container"];
-let root: string;
-before(async () => {
-  root = await tempDir("container-run");
-});
-after(() => fs.rm(root, { recursive: true, force: true }));
+const scratch = useScratch("container-run");
 
 describe("bench run --sandbox container", () => {
   it("scores half-life's oracle 1.0 twice, building its image once, and nop 0.0", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
     // A copy whose environment/ differs from every earlier run's, so its image is built here.
-    const task = path.join(root, "tasks/half-life");
+    const task = path.join(scratch(), "tasks/half-life");
     await fs.cp(path.join(EXAMPLES, "half-life"), task, { recursive: true });
     await fs.writeFile(path.join(task, "environment/nonce.txt"), randomBytes(8).toString("hex"));
-    const jobs = path.join(root, "half-life");
+    const jobs = path.join(scratch(), "half-life");
     const run = await bench([
       "run",
       task,
@@ -67,7 +63,7 @@ describe("bench run --sandbox container", () => {
         "utf8",
       ),
     ).sandbox_image;
-    const nop = await bench(["run", task, "-a", "nop", "--jobs-dir", path.join(root, "nop"), ...CT]);
+    const nop = await bench(["run", task, "-a", "nop", "--jobs-dir", path.join(scratch(), "nop"), ...CT]);
     assert.equal(nop.code, 0, nop.stderr);
     assert.match(nop.stdout, /trial-01  reward 0\.0/);
     await engine.client
@@ -83,7 +79,7 @@ describe("bench run --sandbox container", () => {
       "-a",
       "oracle",
       "--jobs-dir",
-      path.join(root, "jq"),
+      path.join(scratch(), "jq"),
       ...CT,
     ]);
     assert.equal(run.code, 0, run.stderr);
@@ -104,7 +100,7 @@ describe("bench run --sandbox container", () => {
           tasks: path.join(EXAMPLES, task),
           agent: "bench-agent",
           model: "vllm/scripted",
-          jobsDir: path.join(root, `agent-${task}`),
+          jobsDir: path.join(scratch(), `agent-${task}`),
           sandbox: "container",
           env: {},
           policy: { baseUrl: policy.baseUrl, captureTokens: true },
@@ -125,8 +121,8 @@ describe("bench run --sandbox container: eight at once, and nothing left behind"
     const ours = async (job: string) =>
       (await listContainers(engine, "benchflow.job")).filter((c) => c.Labels?.["benchflow.job"] === job);
     const names = Array.from({ length: 8 }, (_, i) => `slow-${i}`);
-    const tasks = await slowHelloTasks(path.join(root, "eight"), names, 2);
-    const jobs = path.join(root, "eight-jobs");
+    const tasks = await slowHelloTasks(path.join(scratch(), "eight"), names, 2);
+    const jobs = path.join(scratch(), "eight-jobs");
     const run = await bench([
       "run",
       tasks,
@@ -169,7 +165,7 @@ describe("bench run --sandbox container: a forced stop", () => {
     if (!engine) return;
     const ours = async () =>
       (await listContainers(engine, "benchflow.job")).filter((c) => c.Labels?.["benchflow.job"] === "forced");
-    const tasks = await slowHelloTasks(path.join(root, "forced"), ["slow-a", "slow-b"], 60, false);
+    const tasks = await slowHelloTasks(path.join(scratch(), "forced"), ["slow-a", "slow-b"], 60, false);
     const child = startBench([
       "run",
       tasks,
@@ -178,7 +174,7 @@ describe("bench run --sandbox container: a forced stop", () => {
       "-j",
       "2",
       "--jobs-dir",
-      path.join(root, "forced-jobs"),
+      path.join(scratch(), "forced-jobs"),
       "--job-name",
       "forced",
       ...CT,

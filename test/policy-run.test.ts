@@ -3,17 +3,13 @@
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, type PolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { bench, EXAMPLES, REPO, rollouts, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./helpers/bench.js";
 
 const KEY = "sk-upstream-secret-4242";
-let root: string;
-before(async () => {
-  root = await tempDir("policy");
-});
-after(() => fs.rm(root, { recursive: true, force: true }));
+const scratch = useScratch("policy");
 
 async function calls(rolloutDir: string): Promise<Record<string, any>[]> {
   const text = await fs.readFile(path.join(rolloutDir, "trajectory/llm_trajectory.jsonl"), "utf8");
@@ -44,13 +40,13 @@ async function runWith(
       tasks: path.join(EXAMPLES, task),
       agent: "bench-agent",
       model: "vllm/scripted",
-      jobsDir: path.join(root, jobs),
+      jobsDir: path.join(scratch(), jobs),
       sandbox: "namespace",
       retryAttempts: 0,
       env: {},
       policy: { baseUrl: policy.baseUrl, apiKey: KEY, captureTokens: true, ...extra },
     }).run();
-    return { result, requests: policy.requests, found: await rollouts(path.join(root, jobs)) };
+    return { result, requests: policy.requests, found: await rollouts(path.join(scratch(), jobs)) };
   } finally {
     await policy.close();
   }
@@ -139,7 +135,7 @@ describe("bench-agent on the scripted policy", () => {
     assert.equal(found[0]?.result?.policy_version, "ckpt-9");
     const events = await fs.readFile(path.join(dir, "trajectory/acp_trajectory.jsonl"), "utf8");
     assert.match(events, /PATH=/, "the agent printed its environment");
-    for (const file of await filesUnder(path.join(root, "sampling"))) {
+    for (const file of await filesUnder(path.join(scratch(), "sampling"))) {
       assert.ok(!(await fs.readFile(file, "utf8")).includes(KEY), `the upstream key leaked into ${file}`);
     }
   });
@@ -187,7 +183,7 @@ describe("a failing policy endpoint", () => {
       "--base-url",
       "http://127.0.0.1:9/v1",
       "--jobs-dir",
-      path.join(root, "down"),
+      path.join(scratch(), "down"),
       "--sandbox",
       "namespace",
       "--retry-attempts",

@@ -2,20 +2,16 @@
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import { bench, EXAMPLES, FIXTURES, rollouts, tempDir } from "./helpers/bench.js";
+import { describe, it } from "node:test";
+import { bench, EXAMPLES, FIXTURES, rollouts, useScratch } from "./helpers/bench.js";
 
 const NS = ["--sandbox", "namespace"];
 
 describe("bench run: a group of rollouts of half-life", () => {
-  let root: string;
-  before(async () => {
-    root = await tempDir("group");
-  });
-  after(() => fs.rm(root, { recursive: true, force: true }));
+  const scratch = useScratch("group");
 
   it("writes four trial jobs and prints four reward 1.0 lines with the test's last line", async () => {
-    const jobs = path.join(root, "jobs/group");
+    const jobs = path.join(scratch(), "jobs/group");
     const run = await bench([
       "run",
       path.join(EXAMPLES, "half-life"),
@@ -77,7 +73,7 @@ describe("bench run: a group of rollouts of half-life", () => {
   });
 
   it("scores every nop rollout 0.0 and reports nothing as an error", async () => {
-    const jobs = path.join(root, "jobs/nop");
+    const jobs = path.join(scratch(), "jobs/nop");
     const run = await bench([
       "run",
       path.join(EXAMPLES, "half-life"),
@@ -106,7 +102,7 @@ describe("bench run: a group of rollouts of half-life", () => {
       "-a",
       "oracle",
       "--jobs-dir",
-      path.join(root, "jobs/md"),
+      path.join(scratch(), "jobs/md"),
       ...NS,
     ]);
     assert.equal(run.code, 0, run.stderr);
@@ -115,11 +111,7 @@ describe("bench run: a group of rollouts of half-life", () => {
 });
 
 describe("bench run: verifier and agent failures", () => {
-  let root: string;
-  before(async () => {
-    root = await tempDir("failures");
-  });
-  after(() => fs.rm(root, { recursive: true, force: true }));
+  const scratch = useScratch("failures");
 
   const runFixture = (names: string[], extra: string[] = []) =>
     bench([
@@ -130,7 +122,7 @@ describe("bench run: verifier and agent failures", () => {
       "-j",
       "4",
       "--jobs-dir",
-      path.join(root, names.join("-")),
+      path.join(scratch(), names.join("-")),
       ...names.flatMap((n) => ["--include", n]),
       ...NS,
       ...extra,
@@ -143,7 +135,7 @@ describe("bench run: verifier and agent failures", () => {
       run.stdout,
       /trial-01 {2}unscored \(verifier_failure\): verifier exited with rc=0; no reward file found/,
     );
-    const [r] = await rollouts(path.join(root, "no-reward"));
+    const [r] = await rollouts(path.join(scratch(), "no-reward"));
     assert.equal(r?.result?.rewards, null);
     assert.equal(r?.result?.verifier_error_category, "verifier_failure");
     const summary = JSON.parse(
@@ -165,7 +157,7 @@ describe("bench run: verifier and agent failures", () => {
     const run = await runFixture(names);
     assert.equal(run.code, 1);
     const byTask = new Map(
-      (await rollouts(path.join(root, names.join("-")))).map((r) => [r.result?.task_name, r.result]),
+      (await rollouts(path.join(scratch(), names.join("-")))).map((r) => [r.result?.task_name, r.result]),
     );
     for (const bad of ["reward-abc", "reward-nan", "reward-seven", "reward-disagree"]) {
       assert.equal(byTask.get(bad)?.rewards, null, bad);
@@ -183,7 +175,7 @@ describe("bench run: verifier and agent failures", () => {
   it("stops a hanging verifier at its timeout", async () => {
     const run = await runFixture(["verifier-hangs"]);
     assert.equal(run.code, 1);
-    const [r] = await rollouts(path.join(root, "verifier-hangs"));
+    const [r] = await rollouts(path.join(scratch(), "verifier-hangs"));
     assert.equal(r?.result?.verifier_error_category, "verifier_timeout");
     assert.equal(r?.result?.rewards, null);
   });
@@ -191,7 +183,7 @@ describe("bench run: verifier and agent failures", () => {
   it("stops a hanging agent at its timeout, kills what it left running, and still scores the workspace", async () => {
     const run = await runFixture(["agent-hangs"]);
     assert.equal(run.code, 0, `a timeout is the policy's failure, not an error of the run: ${run.stdout}`);
-    const [r] = await rollouts(path.join(root, "agent-hangs"));
+    const [r] = await rollouts(path.join(scratch(), "agent-hangs"));
     assert.equal(r?.result?.error_category, "timeout");
     assert.equal(r?.result?.rewards?.reward, 1);
     assert.match(run.stdout, /trial-01 {2}reward 1\.0 \(timeout\)/);
@@ -206,7 +198,7 @@ describe("bench run: verifier and agent failures", () => {
   it("keeps the tests out of the sandbox while the agent runs", async () => {
     const run = await runFixture(["peek"]);
     assert.equal(run.code, 0, run.stderr);
-    const [r] = await rollouts(path.join(root, "peek"));
+    const [r] = await rollouts(path.join(scratch(), "peek"));
     const seen = await fs.readFile(path.join(r?.dir ?? "", "agent/oracle.txt"), "utf8");
     assert.match(seen, /tests_dir: hidden/);
     assert.match(seen, /verifier_dir: hidden/);

@@ -15,6 +15,7 @@ import {
   snapshot,
   startBench,
   tempDir,
+  useScratch,
   waitUntil,
 } from "./helpers/bench.js";
 
@@ -116,40 +117,11 @@ describe("bench run: bad input", () => {
 });
 
 describe("bench run: locks and resume", () => {
-  let root: string;
-  before(async () => {
-    root = await tempDir("resume");
-  });
-  after(() => fs.rm(root, { recursive: true, force: true }));
+  const scratch = useScratch("resume");
 
   it("refuses a job locked by a live process, naming its pid, and takes over a stale lock", async () => {
-    const jobs = path.join(root, "locked");
-    const jobDir = path.join(jobs, "oracle/trial-01/held");
-    await fs.mkdir(jobDir, { recursive: true });
-    const holder = spawn("sleep", ["30"]);
-    try {
-      await fs.writeFile(
-        path.join(jobDir, ".evaluation.lock"),
-        JSON.stringify({ pid: holder.pid, host: os.hostname(), started_at: "x" }),
-      );
-      const refused = await bench([
-        "run",
-        path.join(EXAMPLES, "hello"),
-        "-a",
-        "oracle",
-        "--jobs-dir",
-        jobs,
-        "--job-name",
-        "held",
-        ...NS,
-      ]);
-      assert.equal(refused.code, 2);
-      assert.match(refused.stderr, new RegExp(`locked by pid ${holder.pid}`));
-    } finally {
-      holder.kill("SIGKILL");
-    }
-    await new Promise((r) => holder.once("exit", r));
-    const taken = await bench([
+    const jobs = path.join(scratch(), "locked");
+    const args = [
       "run",
       path.join(EXAMPLES, "hello"),
       "-a",
@@ -159,18 +131,34 @@ describe("bench run: locks and resume", () => {
       "--job-name",
       "held",
       ...NS,
-    ]);
+    ];
+    const jobDir = path.join(jobs, "oracle/trial-01/held");
+    await fs.mkdir(jobDir, { recursive: true });
+    const holder = spawn("sleep", ["30"]);
+    try {
+      await fs.writeFile(
+        path.join(jobDir, ".evaluation.lock"),
+        JSON.stringify({ pid: holder.pid, host: os.hostname(), started_at: "x" }),
+      );
+      const refused = await bench(args);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, new RegExp(`locked by pid ${holder.pid}`));
+    } finally {
+      holder.kill("SIGKILL");
+    }
+    await new Promise((r) => holder.once("exit", r));
+    const taken = await bench(args);
     assert.equal(taken.code, 0, taken.stderr);
     assert.match(taken.stdout, /trial-01 {2}reward 1\.0/);
   });
 
   it("finishes a job killed mid-run with every trial present once", async () => {
     const tasks = await slowHelloTasks(
-      path.join(root, "slow-tasks"),
+      path.join(scratch(), "slow-tasks"),
       ["slow-a", "slow-b", "slow-c", "slow-d"],
       0.7,
     );
-    const jobs = path.join(root, "killed");
+    const jobs = path.join(scratch(), "killed");
     const args = ["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "again", ...NS];
     const child = startBench(args);
     // Kill it (SIGKILL: no chance to clean up) once the first rollout has finished.

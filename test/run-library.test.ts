@@ -5,24 +5,20 @@ import { execFile } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { registerAgent } from "../src/agents/registry.js";
 import type { Agent } from "../src/agents/types.js";
 import { CategorizedError } from "../src/errors.js";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadJob } from "../src/job/load-job.js";
-import { EXAMPLES, REPO, tempDir } from "./helpers/bench.js";
+import { EXAMPLES, REPO, useScratch } from "./helpers/bench.js";
 
-let root: string;
-before(async () => {
-  root = await tempDir("library");
-});
-after(() => fs.rm(root, { recursive: true, force: true }));
+const scratch = useScratch("library");
 
 describe("isolation", () => {
   it("hides the task folder, its tests and solution, the jobs directory and home directories from the agent", async () => {
-    const jobsDir = path.join(root, "isolation");
+    const jobsDir = path.join(scratch(), "isolation");
     // A file in the host user's home: the sandbox may have a fresh home of its own, never the host's.
     const homeMarker = path.join(os.homedir(), `.benchflow-test-marker-${process.pid}`);
     await fs.writeFile(homeMarker, "secret");
@@ -71,7 +67,7 @@ describe("isolation", () => {
 
 describe("the namespace plan", () => {
   it("says once per task, plainly, that RUN steps cannot be applied, and points to the container sandbox", async () => {
-    const tasks = path.join(root, "run-steps");
+    const tasks = path.join(scratch(), "run-steps");
     await fs.cp(path.join(EXAMPLES, "hello"), path.join(tasks, "hello-run"), { recursive: true });
     const dockerfile = path.join(tasks, "hello-run/environment/Dockerfile");
     await fs.appendFile(dockerfile, "RUN apt-get update\nRUN echo built > /built.txt\n");
@@ -80,7 +76,7 @@ describe("the namespace plan", () => {
       tasks,
       agent: "oracle",
       trials: 2,
-      jobsDir: path.join(root, "run-steps-jobs"),
+      jobsDir: path.join(scratch(), "run-steps-jobs"),
       sandbox: "namespace",
       onEvent: (e) => e.type === "warning" && warnings.push(e.message),
     }).run();
@@ -110,7 +106,7 @@ describe("the verifier", () => {
     const result = await new Evaluation({
       tasks: path.join(REPO, "test/fixtures/tasks/no-reward"),
       agent: "planter",
-      jobsDir: path.join(root, "planted"),
+      jobsDir: path.join(scratch(), "planted"),
       sandbox: "namespace",
     }).run();
     assert.equal(result.results[0]?.rewards, null);
@@ -135,7 +131,7 @@ describe("retries", () => {
       },
     };
     registerAgent("flaky", () => flaky);
-    const jobsDir = path.join(root, "retry");
+    const jobsDir = path.join(scratch(), "retry");
     const warnings: string[] = [];
     const result = await new Evaluation({
       tasks: path.join(EXAMPLES, "hello"),
@@ -178,7 +174,7 @@ describe("retries", () => {
     const result = await new Evaluation({
       tasks: path.join(EXAMPLES, "hello"),
       agent: "broken",
-      jobsDir: path.join(root, "broken"),
+      jobsDir: path.join(scratch(), "broken"),
       sandbox: "namespace",
       retryAttempts: 1,
       retryBackoffMs: 1,
@@ -186,13 +182,13 @@ describe("retries", () => {
     assert.equal(result.exitCode, 1);
     assert.equal(result.results[0]?.error_category, "agent_setup");
     assert.equal(result.results[0]?.rewards, null, "an infrastructure failure is unscored, never 0");
-    assert.equal((await loadJob(path.join(root, "broken"), { attempts: "all" })).trials.length, 2);
+    assert.equal((await loadJob(path.join(scratch(), "broken"), { attempts: "all" })).trials.length, 2);
   });
 });
 
 describe("loadJob", () => {
   it("reads a folder of trial jobs back with rewards, outcomes and paths", async () => {
-    const jobsDir = path.join(root, "load");
+    const jobsDir = path.join(scratch(), "load");
     const evaluation = new Evaluation({
       tasks: path.join(EXAMPLES, "half-life"),
       agent: "nop",
@@ -215,11 +211,11 @@ describe("loadJob", () => {
   });
 
   it("lists a trial whose result.json is missing or cut short, unscored", async () => {
-    const jobDir = path.join(root, "cut/oracle/trial-01/j");
+    const jobDir = path.join(scratch(), "cut/oracle/trial-01/j");
     await fs.mkdir(path.join(jobDir, "hello__0000000a"), { recursive: true });
     await fs.mkdir(path.join(jobDir, "hello2__0000000b"), { recursive: true });
     await fs.writeFile(path.join(jobDir, "hello2__0000000b/result.json"), '{"task_name": "hel');
-    const job = await loadJob(path.join(root, "cut"));
+    const job = await loadJob(path.join(scratch(), "cut"));
     const states = Object.fromEntries(job.trials.map((t) => [t.taskName, [t.status, t.reward]]));
     assert.deepEqual(states, { hello: ["missing_result", null], hello2: ["truncated_result", null] });
   });

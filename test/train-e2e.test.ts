@@ -3,16 +3,12 @@
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, tempDir } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, useScratch } from "./helpers/bench.js";
 
-let root: string;
-before(async () => {
-  root = await tempDir("train-e2e");
-});
-after(() => fs.rm(root, { recursive: true, force: true }));
+const scratch = useScratch("train-e2e");
 
 const lines = async (file: string) =>
   (await fs.readFile(file, "utf8"))
@@ -32,7 +28,7 @@ describe("bench train on bench-agent rollouts", () => {
         agent: "bench-agent",
         model: "vllm/scripted",
         trials: 3,
-        jobsDir: path.join(root, "group"),
+        jobsDir: path.join(scratch(), "group"),
         sandbox: "namespace",
         env: {},
         policy: { baseUrl: policy.baseUrl, captureTokens: true },
@@ -41,11 +37,11 @@ describe("bench train on bench-agent rollouts", () => {
     } finally {
       await policy.close();
     }
-    agentDir = path.join(root, "group/bench-agent");
+    agentDir = path.join(scratch(), "group/bench-agent");
   });
 
   it("converts one row per rollout with the group block, and validate counts every row's tool calls", async () => {
-    const out = path.join(root, "rows.jsonl");
+    const out = path.join(scratch(), "rows.jsonl");
     const convert = await bench([
       "train",
       "convert",
@@ -57,7 +53,7 @@ describe("bench train on bench-agent rollouts", () => {
       "--group-by",
       "task,agent,model",
       "--manifest",
-      path.join(root, "stats.json"),
+      path.join(scratch(), "stats.json"),
     ]);
     assert.equal(convert.code, 0, convert.stderr);
     assert.match(
@@ -85,7 +81,7 @@ describe("bench train on bench-agent rollouts", () => {
   });
 
   it("merges each rollout's calls into one token sequence, masks 1 only on sampled tokens", async () => {
-    const out = path.join(root, "tokens.jsonl");
+    const out = path.join(scratch(), "tokens.jsonl");
     const convert = await bench(["train", "convert", agentDir, "--out", out, "--format", "tokens"]);
     assert.equal(convert.code, 0, convert.stderr);
     const rows = await lines(out);
@@ -127,7 +123,7 @@ describe("bench train on bench-agent rollouts", () => {
 
 describe("bench train on oracle jobs", () => {
   it("withholds the group: oracle rollouts never reached a model", async () => {
-    const jobs = path.join(root, "oracle");
+    const jobs = path.join(scratch(), "oracle");
     const run = await bench([
       "run",
       path.join(EXAMPLES, "hello"),
@@ -141,13 +137,13 @@ describe("bench train on oracle jobs", () => {
       "namespace",
     ]);
     assert.equal(run.code, 0, run.stderr);
-    const manifest = path.join(root, "oracle-manifest.json");
+    const manifest = path.join(scratch(), "oracle-manifest.json");
     const convert = await bench([
       "train",
       "convert",
       path.join(jobs, "oracle"),
       "--out",
-      path.join(root, "oracle.jsonl"),
+      path.join(scratch(), "oracle.jsonl"),
       "--group-advantage",
       "grpo",
       "--group-by",
@@ -185,8 +181,12 @@ describe("bench train stream on a running job", () => {
   }
 
   it("emits every rollout once and exits 0 when the run finishes", async () => {
-    const tasks = await slowHelloTasks(path.join(root, "live-tasks"), ["slow-0", "slow-1", "slow-2"], 0.4);
-    const jobs = path.join(root, "live");
+    const tasks = await slowHelloTasks(
+      path.join(scratch(), "live-tasks"),
+      ["slow-0", "slow-1", "slow-2"],
+      0.4,
+    );
+    const jobs = path.join(scratch(), "live");
     const run = collect(
       startBench([
         "run",
@@ -220,11 +220,11 @@ describe("bench train stream on a running job", () => {
 
   it("exits 1 when the run's process dies", async () => {
     const tasks = await slowHelloTasks(
-      path.join(root, "dying-tasks"),
+      path.join(scratch(), "dying-tasks"),
       ["slow-0", "slow-1", "slow-2", "slow-3"],
       0.4,
     );
-    const jobs = path.join(root, "dying");
+    const jobs = path.join(scratch(), "dying");
     const runner = startBench([
       "run",
       tasks,

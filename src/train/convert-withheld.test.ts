@@ -1,21 +1,11 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { convertJob } from "./convert.js";
 import type { ManifestGroup } from "./schema-manifest.js";
 import { writeGroup, writeJob } from "./testing/job-builder.js";
-
-const roots: string[] = [];
-function tmp(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bf-withheld-"));
-  roots.push(dir);
-  return dir;
-}
-after(() => {
-  for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
-});
+import { tmp } from "./testing/tmp.js";
 
 /** Converts with grpo by task,agent,model and returns the rows and the one group of the manifest. */
 async function convertOne(root: string) {
@@ -38,7 +28,7 @@ async function convertOne(root: string) {
 
 describe("a group is withheld whole when a member has no score or never reached the model", () => {
   it("unscored member", async () => {
-    const root = tmp();
+    const root = tmp("bf-withheld-");
     writeGroup(root, { task: "t", rewards: [0, 1, null], errors: [null, null, "provider_error"] });
     const { res, rows, group } = await convertOne(root);
     assert.equal(rows.length, 0);
@@ -58,7 +48,7 @@ describe("a group is withheld whole when a member has no score or never reached 
   });
 
   it("missing result.json: the trial still belongs to its group, by folder name and plan", async () => {
-    const root = tmp();
+    const root = tmp("bf-withheld-");
     writeGroup(root, { task: "t", rewards: [0, 1, 1], each: [{}, {}, { result: "missing" }] });
     const { rows, group } = await convertOne(root);
     assert.equal(rows.length, 0);
@@ -69,7 +59,7 @@ describe("a group is withheld whole when a member has no score or never reached 
   });
 
   it("truncated result.json", async () => {
-    const root = tmp();
+    const root = tmp("bf-withheld-");
     writeGroup(root, { task: "t", rewards: [0, 1, 1], each: [{ result: "truncated" }] });
     const warnings: string[] = [];
     const out = path.join(root, "rows.jsonl");
@@ -86,7 +76,7 @@ describe("a group is withheld whole when a member has no score or never reached 
   });
 
   it("no model calls (oracle and nop runs)", async () => {
-    const root = tmp();
+    const root = tmp("bf-withheld-");
     writeGroup(root, { task: "t", agent: "oracle", model: null, rewards: [1, 1], calls: 0 });
     const out = path.join(root, "rows.jsonl");
     const res = await convertJob({ jobs: root, out, groupAdvantage: "grpo", groupBy: "task,agent,model" });
@@ -96,7 +86,7 @@ describe("a group is withheld whole when a member has no score or never reached 
   });
 
   it("every call failed", async () => {
-    const root = tmp();
+    const root = tmp("bf-withheld-");
     writeGroup(root, {
       task: "t",
       rewards: [0, 1],
@@ -108,7 +98,7 @@ describe("a group is withheld whole when a member has no score or never reached 
   });
 
   it("a group with one scored rollout keeps its row but gives no advantage", async () => {
-    const root = tmp();
+    const root = tmp("bf-withheld-");
     writeGroup(root, { task: "t", rewards: [0.5] });
     const { res, rows, group } = await convertOne(root);
     assert.equal(rows[0]?.advantage, null);
@@ -120,7 +110,7 @@ describe("a group is withheld whole when a member has no score or never reached 
 
 describe("an attempt replaced by a retry is in no group", () => {
   it("with a replaced.json marker", async () => {
-    const dir = path.join(tmp(), "job");
+    const dir = path.join(tmp("bf-withheld-"), "job");
     const built = writeJob({
       dir,
       retryAttempts: 1,
@@ -155,7 +145,7 @@ describe("an attempt replaced by a retry is in no group", () => {
   });
 
   it("without markers, upstream's rule: in an evaluation job the scored attempt first, then the newest", async () => {
-    const dir = path.join(tmp(), "job");
+    const dir = path.join(tmp("bf-withheld-"), "job");
     writeJob({
       dir,
       rollouts: [
@@ -171,7 +161,7 @@ describe("an attempt replaced by a retry is in no group", () => {
   });
 
   it("rollouts of a folder that is not an evaluation job are samples, never replaced", async () => {
-    const dir = path.join(tmp(), "batch");
+    const dir = path.join(tmp("bf-withheld-"), "batch");
     writeJob({
       dir,
       state: "bare",

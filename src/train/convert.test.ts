@@ -1,23 +1,13 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { UserInputError } from "../errors.js";
 import { convertJob } from "./convert.js";
 import type { PrimeSftRow } from "./schema.js";
 import { writeGroup } from "./testing/job-builder.js";
+import { tmp } from "./testing/tmp.js";
 import { validateFile } from "./validate.js";
-
-const roots: string[] = [];
-function tmp(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bf-convert-"));
-  roots.push(dir);
-  return dir;
-}
-after(() => {
-  for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
-});
 
 function readRows(file: string): PrimeSftRow[] {
   return fs
@@ -31,7 +21,7 @@ const round3 = (x: number | null | undefined) => (x == null ? x : Math.round(x *
 
 describe("convert with group advantages (the seed's numbers)", () => {
   it("four rollouts all at 1.0 give one group, mean 1, std 0, every advantage 0", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, {
       task: "half-life",
       agent: "opencode",
@@ -70,7 +60,7 @@ describe("convert with group advantages (the seed's numbers)", () => {
   });
 
   it("rewards 0, 1, 0 with two timeouts give -0.577, 1.155, -0.577 and the timed-out rows carry the error", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, { task: "cryst", rewards: [0, 1, 0], errors: ["timeout", null, "timeout"] });
     const out = path.join(root, "rows.jsonl");
     const manifest = path.join(root, "stats.json");
@@ -106,7 +96,7 @@ describe("convert with group advantages (the seed's numbers)", () => {
   });
 
   it("without --group-advantage the two timed-out rollouts give no row and are counted", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, { task: "cryst", rewards: [0, 1, 0], errors: ["timeout", null, "timeout"] });
     const out = path.join(root, "rows.jsonl");
     const manifest = path.join(root, "stats.json");
@@ -121,7 +111,7 @@ describe("convert with group advantages (the seed's numbers)", () => {
   });
 
   it("loo gives each rollout its reward minus the mean of the others", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, { task: "t", rewards: [0, 0.5, 1] });
     const out = path.join(root, "rows.jsonl");
     await convertJob({ jobs: root, out, groupAdvantage: "loo", groupBy: ["task", "agent", "model"] });
@@ -132,7 +122,7 @@ describe("convert with group advantages (the seed's numbers)", () => {
   });
 
   it("--min-reward drops only its own rows; the mean still counts them", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, { task: "t", rewards: [0, 1] });
     const out = path.join(root, "rows.jsonl");
     const res = await convertJob({
@@ -153,7 +143,7 @@ describe("convert with group advantages (the seed's numbers)", () => {
 describe("formats and row modes", () => {
   for (const wire of ["openai-chat", "openai-responses", "anthropic-messages"] as const) {
     it(`${wire} rollouts give rows that validate, tool calls kept, in every format`, async () => {
-      const root = tmp();
+      const root = tmp("bf-convert-");
       writeGroup(root, { task: "t", rewards: [0, 1], wire, calls: 4 });
       for (const format of ["prime-sft", "trl-sft"] as const) {
         for (const rowMode of ["rollout", "exchange"] as const) {
@@ -177,7 +167,7 @@ describe("formats and row modes", () => {
   }
 
   it("tokens: one merged sequence per conversation; a broken prefix is not training-grade, with the reason", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, {
       task: "t",
       rewards: [0, 1, 1],
@@ -208,7 +198,7 @@ describe("formats and row modes", () => {
   });
 
   it("group-by policy_version and task_digest split groups", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, {
       task: "t",
       rewards: [0, 1, 1, 0],
@@ -229,7 +219,7 @@ describe("formats and row modes", () => {
 
 describe("bad input gives a clear error and keeps what was written", () => {
   it("a broken JSONL line is named by file and line", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     const [first] = writeGroup(root, { task: "t", rewards: [1, 0] });
     const file = path.join(first?.dir ?? "", "trajectory", "llm_trajectory.jsonl");
     fs.appendFileSync(file, '{"request": {"body": \n');
@@ -250,7 +240,7 @@ describe("bad input gives a clear error and keeps what was written", () => {
   });
 
   it("an unknown --group-by key", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, { task: "t", rewards: [1] });
     await assert.rejects(
       convertJob({
@@ -264,7 +254,7 @@ describe("bad input gives a clear error and keeps what was written", () => {
   });
 
   it("--out equal to an input", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     const [r] = writeGroup(root, { task: "t", rewards: [1] });
     const input = path.join(r?.dir ?? "", "trajectory", "llm_trajectory.jsonl");
     const before = fs.readFileSync(input, "utf8");
@@ -274,7 +264,7 @@ describe("bad input gives a clear error and keeps what was written", () => {
   });
 
   it("--expected-rows fails before writing", async () => {
-    const root = tmp();
+    const root = tmp("bf-convert-");
     writeGroup(root, { task: "t", rewards: [1, 1] });
     const out = path.join(root, "r.jsonl");
     await assert.rejects(

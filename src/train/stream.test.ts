@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -10,17 +8,11 @@ import type { StreamRecord } from "./schema-stream.js";
 import { type StreamOptions, streamRollouts } from "./stream.js";
 import type { RolloutSpec } from "./testing/job-builder.js";
 import { writeGroup, writeJob } from "./testing/job-builder.js";
+import { tmp } from "./testing/tmp.js";
 
-const roots: string[] = [];
 const children: ChildProcess[] = [];
-function tmp(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bf-stream-"));
-  roots.push(dir);
-  return dir;
-}
 after(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-  for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
 });
 
 async function collect(
@@ -60,7 +52,7 @@ const r2 = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100)
 
 describe("stream --no-follow", () => {
   it("gives the seed's -0.577, 1.155, -0.577 over the folder of three trial jobs, in trial order", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     const agentDir = path.join(root, "claude-agent-acp");
     writeGroup(root, {
       task: "cryst",
@@ -102,7 +94,7 @@ describe("stream --no-follow", () => {
   });
 
   it("withheld groups come out with their reason and no advantages; short groups come out incomplete", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     writeGroup(root, { task: "a", rewards: [0, 1, null], errors: [null, null, "provider_error"] });
     writeGroup(root, { task: "b", rewards: [1, 0] });
     const { records } = await collect(path.join(root, "bench-agent"), {
@@ -127,7 +119,7 @@ describe("stream --no-follow", () => {
   });
 
   it("a finished job's rollout with a missing or cut-short result.json withholds its group", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     writeGroup(root, { task: "m", rewards: [1, 0], each: [{}, { result: "missing" }] });
     writeGroup(root, { task: "c", rewards: [1, 0], each: [{ result: "truncated" }] });
     const { records, error } = await collect(root, { follow: false, groupSize: 2, groupBy: "task" });
@@ -145,7 +137,7 @@ describe("stream --no-follow", () => {
   });
 
   it("without --group-size each record has no advantage", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     writeGroup(root, { task: "t", rewards: [1, 0], tokens: true });
     const { records } = await collect(root, { follow: false });
     assert.deepEqual(
@@ -160,14 +152,14 @@ describe("stream --no-follow", () => {
   });
 
   it("a missing folder is bad input", async () => {
-    const { error } = await collect(path.join(tmp(), "nope"), { follow: false });
+    const { error } = await collect(path.join(tmp("bf-stream-"), "nope"), { follow: false });
     assert.match(String(error), /no such folder/);
   });
 });
 
 describe("stream following a run", () => {
   it("emits every rollout once, as it finishes, and ends when every planned job finished", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     const jobs = [1, 2].map((t) => ({
       dir: path.join(root, "bench-agent", `trial-0${t}`, "job"),
       rollouts: [
@@ -198,7 +190,7 @@ describe("stream following a run", () => {
   });
 
   it("exits with JobProcessGone when the run's process dies, after the rollouts that finished", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     const dir = path.join(root, "job");
     const run = fakeRun({
       jobs: [
@@ -232,7 +224,7 @@ describe("stream following a run", () => {
   });
 
   it("holds a retry-able failure until its retry replaces it; the replaced attempt is in no group", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     const dir = path.join(root, "job");
     const run = fakeRun({
       retryAttempts: 1,
@@ -274,7 +266,7 @@ describe("stream following a run", () => {
   });
 
   it("--timeout ends a stream whose jobs never finish", async () => {
-    const root = tmp();
+    const root = tmp("bf-stream-");
     const dir = path.join(root, "job");
     writeJob({ dir, state: "running", rollouts: [{ task: "t", reward: 1 }] });
     const { records, error } = await collect(dir, { groupSize: 2, timeoutMs: 300, pollIntervalMs: 50 });

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -105,4 +106,14 @@ export async function slowHelloTasks(
     await fs.writeFile(path.join(dir, name, "solution/solve.sh"), script);
   }
   return dir;
+}
+
+/** A scratch folder for the enclosing describe block: made before its tests, removed after them. */
+export function useScratch(prefix: string): () => string {
+  let dir = "";
+  before(async () => {
+    dir = await tempDir(prefix);
+  });
+  after(() => fs.rm(dir, { recursive: true, force: true }));
+  return () => dir;
 }
