@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import type { SandboxBackend } from "../sandbox/types.js";
-import { isInfrastructure } from "../schemas/outcome.js";
+import { isUnscoredFailure } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { openModelAccess } from "./model-access.js";
@@ -97,7 +97,7 @@ export class Evaluation {
     }
     const results = jobs.flatMap((j) => j.results);
     const failed = results.some(
-      (r) => isInfrastructure(r.error_category) || r.verifier_error_category !== null,
+      (r) => isUnscoredFailure(r.error_category) || r.verifier_error_category !== null,
     );
     const missing = jobs.length < plan.jobs.length || results.length < plan.jobs.length * plan.tasks.length;
     return {

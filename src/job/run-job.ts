@@ -4,7 +4,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Agent } from "../agents/types.js";
 import type { SandboxBackend } from "../sandbox/types.js";
-import { isInfrastructure } from "../schemas/outcome.js";
+import { isRetryable } from "../schemas/outcome.js";
 import type { JobSummary, TrialResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 import { runTrial } from "../trial/run.js";
@@ -110,7 +110,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
   for (let retry = 0; ; retry++) {
     spec.onTrialStart?.({ trialLabel: spec.trialLabel, task: jobTask.task.name, rolloutName });
     const result = await runOne(spec, jobTask, { rolloutName, attempt, replaces });
-    const retryable = isInfrastructure(result.error_category) && result.error_category !== "interrupted";
+    const retryable = isRetryable(result.error_category);
     if (!retryable || retry >= spec.retryAttempts || spec.signal.aborted) {
       spec.onTrialEnd?.(result);
       return result;

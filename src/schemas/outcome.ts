@@ -10,6 +10,8 @@ export const AGENT_ERROR_CATEGORIES = [
   "provider_error",
   "interrupted",
   "infra_error",
+  "config_error",
+  "task_error",
 ] as const;
 export const VERIFIER_ERROR_CATEGORIES = ["verifier_failure", "verifier_timeout"] as const;
 
@@ -20,7 +22,7 @@ export type VerifierErrorCategory = z.infer<typeof VerifierErrorCategory>;
 export type OutcomeCategory = AgentErrorCategory | VerifierErrorCategory;
 
 /** Whose failure a category is: decides retries (infrastructure only) and masking in training. */
-export type FailureOwner = "policy" | "infrastructure" | "task";
+export type FailureOwner = "policy" | "infrastructure" | "task" | "user";
 
 const OWNER: Record<OutcomeCategory, FailureOwner> = {
   timeout: "policy",
@@ -30,6 +32,11 @@ const OWNER: Record<OutcomeCategory, FailureOwner> = {
   provider_error: "infrastructure",
   interrupted: "infrastructure",
   infra_error: "infrastructure",
+  // The user's configuration (key refused, model not served): no retry can fix it, so the job stops.
+  config_error: "user",
+  // The task cannot run as written (no solution for -a oracle, an image that does not exist):
+  // it fails the same way every time, so it is never retried.
+  task_error: "task",
   verifier_failure: "task",
   verifier_timeout: "task",
 };
@@ -42,6 +49,18 @@ export function isInfrastructure(category: string | null | undefined): boolean {
   return category != null && (OWNER as Record<string, FailureOwner>)[category] === "infrastructure";
 }
 
+/** Unscored by construction: the rollout says nothing about the policy (infrastructure, user, task setup). */
+export function isUnscoredFailure(category: string | null | undefined): boolean {
+  if (category == null) return false;
+  const owner = (OWNER as Record<string, FailureOwner>)[category];
+  return owner === "infrastructure" || owner === "user" || category === "task_error";
+}
+
+/** Failures worth another attempt: infrastructure that can pass (an interrupt is resumed, not retried). */
+export function isRetryable(category: string | null | undefined): boolean {
+  return isInfrastructure(category) && category !== "interrupted";
+}
+
 /**
  * The one outcome of a rollout. Infrastructure beats verifier beats policy: the question a
  * trainer asks is "may I learn from this?", and an infrastructure failure answers it first.
@@ -50,7 +69,7 @@ export function outcomeOf(
   errorCategory: string | null | undefined,
   verifierErrorCategory: string | null | undefined,
 ): string | null {
-  if (errorCategory && isInfrastructure(errorCategory)) return errorCategory;
+  if (errorCategory && isUnscoredFailure(errorCategory)) return errorCategory;
   if (verifierErrorCategory) return verifierErrorCategory;
   return errorCategory ?? null;
 }

@@ -1,7 +1,7 @@
 // The stream's view of the jobs under its path: which rollouts are still running, which just
 // finished, and when a retry-able failure is final. Folders that can still change are watched.
 import path from "node:path";
-import { isInfrastructure } from "../schemas/outcome.js";
+import { isRetryable } from "../schemas/outcome.js";
 import { exists } from "../util/fs.js";
 import { retriedIn } from "./attempts.js";
 import { discoverJobs, jobIds, rolloutDirsIn } from "./discover.js";
@@ -127,7 +127,7 @@ export class JobTracker {
   private retryable(job: TrackedJob, f: RolloutFacts): boolean {
     const category = f.result?.errorCategory;
     return (
-      (job.info.plan?.retry_attempts ?? 0) > 0 && isInfrastructure(category) && category !== "interrupted"
+      (job.info.plan?.retry_attempts ?? 0) > 0 && isRetryable(category)
     );
   }
 

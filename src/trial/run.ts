@@ -6,7 +6,7 @@ import path from "node:path";
 import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } from "../agents/types.js";
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { isInfrastructure, type OutcomeCategory } from "../schemas/outcome.js";
+import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
@@ -52,7 +52,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     }
   } catch (err) {
     // An infrastructure failure outranks a policy failure recorded earlier (e.g. a timeout).
-    if (!state.error || !isInfrastructure(state.error.category)) {
+    if (!state.error || !isUnscoredFailure(state.error.category)) {
       state.error = {
         category: plan.signal.aborted ? "interrupted" : categoryOf(err),
         message: messageOf(err),
@@ -181,7 +181,7 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): 
 /** Policy failures are still scored; infrastructure failures and interrupts are not worth a verifier run. */
 function shouldVerify(plan: TrialPlan, state: TrialState): boolean {
   if (plan.signal.aborted || state.sandbox === null) return false;
-  return state.error === null || !isInfrastructure(state.error.category);
+  return state.error === null || !isUnscoredFailure(state.error.category);
 }
 
 async function collectLogs(sandbox: Sandbox | null, rolloutDir: string): Promise<void> {
