@@ -16,6 +16,8 @@ export function summarize(
     environment: string;
     concurrency: number;
     startedAt: Date;
+    notStarted?: number;
+    stopped?: JobSummary["stopped"];
   },
 ): JobSummary {
   const counts = { passed: 0, failed: 0, errored: 0, verifier_errored: 0 };
@@ -57,5 +59,7 @@ export function summarize(
     elapsed_sec: (finishedAt.getTime() - info.startedAt.getTime()) / 1000,
     started_at: info.startedAt.toISOString(),
     finished_at: finishedAt.toISOString(),
+    not_started: info.notStarted ?? 0,
+    stopped: info.stopped ?? null,
   };
 }

@@ -125,6 +125,14 @@ export const JobSummary = z
     elapsed_sec: z.number(),
     started_at: z.string(),
     finished_at: z.string(),
+    /** Planned trials the job never started because the run stopped early (see `stopped`). */
+    not_started: z.number().default(0),
+    /** Why the run stopped starting trials: the endpoint kept failing, or the user's configuration cannot work. */
+    stopped: z
+      .object({ reason: z.enum(["endpoint_failing", "config_error"]), message: z.string() })
+      .loose()
+      .nullable()
+      .default(null),
   })
   .loose();
 export type JobSummary = z.infer<typeof JobSummary>;
