@@ -56,6 +56,26 @@ describe("loadPolicyScript", () => {
         { conversations: [{ replies: [{ hang: true, content: "x" }] }] },
         /"hang" must be the only field/,
       ],
+      [
+        "times-zero.json",
+        { conversations: [{ replies: [{ fail: { status: 500 }, times: 0 }] }] },
+        /conversations\[0\]\.replies\[0\]\.times: expected a whole number >= 1/,
+      ],
+      [
+        "times-text.json",
+        { conversations: [{ replies: [{ content: "x", times: 2 }] }] },
+        /replies\[0\]\.times: only a failure reply \(fail, hang, malformed or cut\) takes "times"/,
+      ],
+      [
+        "cut-false.json",
+        { conversations: [{ replies: [{}, { cut: false }] }] },
+        /conversations\[0\]\.replies\[1\]\.cut: expected true/,
+      ],
+      [
+        "cut-mixed.json",
+        { conversations: [{ replies: [{ cut: true, malformed: true }] }] },
+        /replies\[0\]: "malformed" must be the only field of its reply, besides "times"/,
+      ],
     ];
     for (const [name, data, pattern] of cases) {
       const file = await write(name, JSON.stringify(data));
@@ -108,5 +128,65 @@ describe("chooseReply", () => {
     assert.ok(a && b && a !== b);
     assert.equal(chooseReply(script, [user("task A")])?.conversationKey, a);
     assert.equal(chooseReply({ conversations: [{ match: "x", replies: [] }] }, [user("y")]), undefined);
+  });
+});
+
+describe("chooseReply with transient failures (times)", () => {
+  const user = (text: string) => ({ role: "user", content: text });
+  const assistant = { role: "assistant", content: "x" };
+  const script: PolicyScript = {
+    conversations: [
+      {
+        replies: [
+          { fail: { status: 500 }, times: 2 },
+          { content: "a0" },
+          { malformed: true, times: 1 },
+          { hang: true, times: 1 },
+          { content: "a1" },
+          { cut: true, times: 1 },
+        ],
+      },
+    ],
+  };
+  const counter = () => {
+    const seen = new Map<string, number>();
+    return (key: string) => {
+      const n = seen.get(key) ?? 0;
+      seen.set(key, n + 1);
+      return n;
+    };
+  };
+
+  it("gives the first N requests of a turn the failure, then the reply that answers the turn", () => {
+    const attempts = counter();
+    const turn0 = [1, 2, 3, 4].map(() => chooseReply(script, [user("go")], attempts)?.reply);
+    assert.deepEqual(turn0, [
+      { fail: { status: 500 }, times: 2 },
+      { fail: { status: 500 }, times: 2 },
+      { content: "a0" },
+      { content: "a0" },
+    ]);
+    // A transient failure is not a turn: the request with one assistant message is turn 1, whose
+    // failures come one after another before its answer.
+    const turn1 = [1, 2, 3].map(() => chooseReply(script, [user("go"), assistant], attempts)?.reply);
+    assert.deepEqual(turn1, [{ malformed: true, times: 1 }, { hang: true, times: 1 }, { content: "a1" }]);
+    // Failures at the end of the list precede "done".
+    const turn2 = [1, 2].map(() => chooseReply(script, [user("go"), assistant, assistant], attempts));
+    assert.deepEqual(
+      turn2.map((c) => c?.reply),
+      [{ cut: true, times: 1 }, { content: "done" }],
+    );
+    assert.deepEqual(turn2[0]?.answer, { content: "done" });
+  });
+
+  it("counts per conversation and turn, and treats every request as the first without a counter", () => {
+    const attempts = counter();
+    assert.ok("fail" in (chooseReply(script, [user("task A")], attempts)?.reply ?? {}));
+    assert.ok("fail" in (chooseReply(script, [user("task B")], attempts)?.reply ?? {}));
+    assert.ok("fail" in (chooseReply(script, [user("task A")], attempts)?.reply ?? {}));
+    assert.deepEqual(chooseReply(script, [user("task A")], attempts)?.reply, { content: "a0" });
+    assert.ok("fail" in (chooseReply(script, [user("task B")], attempts)?.reply ?? {}));
+    for (let i = 0; i < 3; i++) assert.ok("fail" in (chooseReply(script, [user("task A")])?.reply ?? {}));
+    assert.deepEqual(chooseReply(script, [user("task A")])?.answer, { content: "a0" });
   });
 });

@@ -9,27 +9,82 @@ export interface ScriptedToolCall {
   name: string;
   arguments: Record<string, unknown> | string;
 }
-export type ScriptedReply =
-  | { content?: string; reasoning?: string; tool_calls?: ScriptedToolCall[]; finish_reason?: string }
+export interface ScriptedTextReply {
+  content?: string;
+  reasoning?: string;
+  tool_calls?: ScriptedToolCall[];
+  finish_reason?: string;
+}
+/**
+ * A scripted endpoint failure. With `times: N` it is transient: only the first N requests that reach
+ * its turn get it, and it does not count as a turn of its own (see chooseReply).
+ */
+export type ScriptedFailure = (
   | { fail: { status: number; body?: string } }
   | { hang: true }
-  | { malformed: true };
+  | { malformed: true }
+  | { cut: true }
+) & { times?: number };
+export type ScriptedReply = ScriptedTextReply | ScriptedFailure;
 export interface PolicyScript {
   conversations: { match?: string; replies: ScriptedReply[] }[];
 }
 
 export interface ChosenReply {
   reply: ScriptedReply;
+  /** The reply that answers this turn once its transient failures are used up (`reply` itself when it has none). */
+  answer: ScriptedReply;
   /** Number of assistant messages already in the request. */
   turn: number;
   /** Short hash that keeps tool-call ids distinct across conversations. */
   conversationKey: string;
 }
 
+/** How many earlier requests reached this conversation's turn; the caller counts (the scripted server does). */
+export type AttemptCounter = (key: string) => number;
+
+export const FAILURE_MODES = ["fail", "hang", "malformed", "cut"] as const;
 const PAST_THE_END: ScriptedReply = { content: "done" };
 
-/** Picks the reply for a request's messages; undefined when no conversation matches and none is default. */
-export function chooseReply(script: PolicyScript, messages: readonly unknown[]): ChosenReply | undefined {
+export function isFailure(reply: ScriptedReply): reply is ScriptedFailure {
+  return FAILURE_MODES.some((mode) => mode in reply);
+}
+
+/** One turn of a conversation: its transient failures, in order, then the reply that answers it. */
+interface Turn {
+  transient: { reply: ScriptedReply; times: number }[];
+  answer: ScriptedReply;
+}
+
+/**
+ * The replies list read as turns: a reply with `times` belongs to the turn of the next reply without
+ * `times`, which answers that turn; transient failures at the end of the list precede "done".
+ */
+export function scriptTurns(replies: readonly ScriptedReply[]): Turn[] {
+  const turns: Turn[] = [];
+  let transient: Turn["transient"] = [];
+  for (const reply of replies) {
+    const times = (reply as { times?: number }).times;
+    if (times !== undefined) transient.push({ reply, times });
+    else {
+      turns.push({ transient, answer: reply });
+      transient = [];
+    }
+  }
+  if (transient.length > 0) turns.push({ transient, answer: PAST_THE_END });
+  return turns;
+}
+
+/**
+ * Picks the reply for a request's messages; undefined when no conversation matches and none is default.
+ * `attempts` (given by the server) says how many earlier requests reached the same conversation and
+ * turn, which decides whether a transient failure still applies; without it, every request is the first.
+ */
+export function chooseReply(
+  script: PolicyScript,
+  messages: readonly unknown[],
+  attempts?: AttemptCounter,
+): ChosenReply | undefined {
   const firstUser = messages.find((m) => (m as { role?: unknown } | null)?.role === "user") as
     | { content?: unknown }
     | undefined;
@@ -40,7 +95,14 @@ export function chooseReply(script: PolicyScript, messages: readonly unknown[]):
   if (!conversation) return undefined;
   const turn = messages.filter((m) => (m as { role?: unknown } | null)?.role === "assistant").length;
   const conversationKey = createHash("sha256").update(`${index}\0${text}`).digest("hex").slice(0, 8);
-  return { reply: conversation.replies[turn] ?? PAST_THE_END, turn, conversationKey };
+  const scripted = scriptTurns(conversation.replies)[turn];
+  if (!scripted) return { reply: PAST_THE_END, answer: PAST_THE_END, turn, conversationKey };
+  let seen = scripted.transient.length > 0 && attempts ? attempts(`${conversationKey}:${turn}`) : 0;
+  for (const { reply, times } of scripted.transient) {
+    if (seen < times) return { reply, answer: scripted.answer, turn, conversationKey };
+    seen -= times;
+  }
+  return { reply: scripted.answer, answer: scripted.answer, turn, conversationKey };
 }
 
 export async function loadPolicyScript(file: string): Promise<PolicyScript> {
@@ -87,14 +149,32 @@ type Fail = (field: string, problem: string) => never;
 
 function checkReply(reply: unknown, at: string, fail: Fail): void {
   if (!isRecord(reply)) fail(at, 'expected an object such as {"content": "..."}');
-  const modes = ["fail", "hang", "malformed"].filter((key) => key in reply);
-  if (modes.length > 1 || (modes.length === 1 && Object.keys(reply).length > 1)) {
-    fail(at, `"${modes[0]}" must be the only field of its reply`);
+  const modes = FAILURE_MODES.filter((key) => key in reply);
+  if (modes.length === 0) {
+    if ("times" in reply) {
+      fail(
+        `${at}.times`,
+        'only a failure reply (fail, hang, malformed or cut) takes "times", e.g. {"fail": {"status": 500}, "times": 2} before the reply that answers the turn',
+      );
+    }
+    checkTextReply(reply, at, fail);
+    return;
   }
-  if ("hang" in reply && reply.hang !== true) fail(`${at}.hang`, "expected true");
-  if ("malformed" in reply && reply.malformed !== true) fail(`${at}.malformed`, "expected true");
+  const extra = Object.keys(reply).filter((key) => key !== modes[0] && key !== "times");
+  if (modes.length > 1 || extra.length > 0) {
+    fail(at, `"${modes[0]}" must be the only field of its reply, besides "times"`);
+  }
+  for (const flag of ["hang", "malformed", "cut"]) {
+    if (flag in reply && reply[flag] !== true) fail(`${at}.${flag}`, "expected true");
+  }
   if ("fail" in reply) checkFailure(reply.fail, `${at}.fail`, fail);
-  if (modes.length === 0) checkTextReply(reply, at, fail);
+  const times = reply.times;
+  if (times !== undefined && (typeof times !== "number" || !Number.isInteger(times) || times < 1)) {
+    fail(
+      `${at}.times`,
+      "expected a whole number >= 1: the first N requests reaching this turn get this failure, later ones the next reply; leave it out to fail every time",
+    );
+  }
 }
 
 function checkFailure(failure: unknown, at: string, fail: Fail): void {
@@ -113,7 +193,7 @@ function checkTextReply(reply: Record<string, unknown>, at: string, fail: Fail):
     if (!known.has(key)) {
       fail(
         `${at}.${key}`,
-        "unknown field; use content, reasoning, tool_calls, finish_reason, fail, hang or malformed",
+        "unknown field; use content, reasoning, tool_calls, finish_reason, fail, hang, malformed or cut (with times)",
       );
     }
   }

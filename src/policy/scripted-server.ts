@@ -1,5 +1,6 @@
 // A deterministic stand-in for vLLM's OpenAI-compatible server: scripted replies, real HTTP, vLLM's wire
-// format (token ids, logprobs, SSE), and scripted failures. Stateless per request, so safe under load.
+// format (token ids, logprobs, SSE), and scripted failures. The only state is a count of requests per
+// conversation turn, kept for turns with transient failures (`times`); everything else is per request.
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,11 +17,23 @@ import {
   sendEvents,
 } from "./http-helpers.js";
 import { sampleTurn } from "./sample.js";
-import { chooseReply, type PolicyScript } from "./script.js";
+import {
+  type ChosenReply,
+  chooseReply,
+  isFailure,
+  type PolicyScript,
+  type ScriptedTextReply,
+} from "./script.js";
 import { completionBody, streamChunks, type WireRequest } from "./wire.js";
 
 export { errorBody } from "./http-helpers.js";
-export type { PolicyScript, ScriptedReply, ScriptedToolCall } from "./script.js";
+export type {
+  PolicyScript,
+  ScriptedFailure,
+  ScriptedReply,
+  ScriptedTextReply,
+  ScriptedToolCall,
+} from "./script.js";
 export { loadPolicyScript } from "./script.js";
 
 export interface ScriptedPolicyOptions {
@@ -100,8 +113,14 @@ export async function startScriptedPolicy(options: ScriptedPolicyOptions): Promi
   };
 }
 
-/** An answer to send, or "hang" to hold the request open until the server closes. */
-type Answer = { status: number; text: string; contentType: string } | { events: string[] } | "hang";
+/**
+ * An answer to send, or "hang" to hold the request open until the server closes. `cut`: send only that
+ * much (a byte count of `text`, or the events given) and then destroy the connection.
+ */
+type Answer =
+  | { status: number; text: string; contentType: string; cut?: number }
+  | { events: string[]; cut?: true }
+  | "hang";
 
 function makeHandler(
   options: ScriptedPolicyOptions,
@@ -113,6 +132,12 @@ function makeHandler(
   const idPrefix = randomBytes(4).toString("hex");
   let sequence = 0;
   const nextId = () => `chatcmpl-${idPrefix}${(++sequence).toString(16).padStart(8, "0")}`;
+  const reached = new Map<string, number>();
+  const attempts = (key: string) => {
+    const seen = reached.get(key) ?? 0;
+    reached.set(key, seen + 1);
+    return seen;
+  };
 
   return async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const { text: raw, tooLarge } = await readBody(req);
@@ -144,7 +169,7 @@ function makeHandler(
     } else if (method !== "POST") answer = errorAnswer(405, "Method Not Allowed", "MethodNotAllowed");
     else if (!parsed.ok)
       answer = errorAnswer(400, `request body is not JSON: ${parsed.error}`, "BadRequestError");
-    else answer = chatAnswer(parsed.value, options, { id: nextId(), model });
+    else answer = chatAnswer(parsed.value, options, { id: nextId(), model }, attempts);
     if (options.delayMs && path === "/v1/chat/completions" && answer !== "hang") {
       await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     }
@@ -152,7 +177,10 @@ function makeHandler(
       hanging.add(res);
       res.on("close", () => hanging.delete(res));
     } else if ("events" in answer) {
-      sendEvents(res, answer.events);
+      if (answer.cut) sendCutEvents(res, answer.events);
+      else sendEvents(res, answer.events);
+    } else if (answer.cut !== undefined) {
+      sendCutBody(res, answer.text, answer.cut, answer.contentType);
     } else {
       send(res, answer.status, answer.text, answer.contentType);
     }
@@ -163,11 +191,12 @@ function chatAnswer(
   body: unknown,
   options: ScriptedPolicyOptions,
   ids: { id: string; model: string },
+  attempts: (key: string) => number,
 ): Answer {
   const problem = requestProblem(body, options, ids.model);
   if (problem) return errorAnswer(problem.status, problem.message, problem.type, problem.param);
   const request = body as ChatRequest;
-  const chosen = chooseReply(options.script, request.messages);
+  const chosen = chooseReply(options.script, request.messages, attempts);
   if (!chosen)
     return errorAnswer(400, noConversationMessage(request.messages), "BadRequestError", "messages");
   const reply = chosen.reply;
@@ -180,6 +209,7 @@ function chatAnswer(
   const wire = wireRequest(request, options, ids);
   const stream = request.stream === true;
   if ("malformed" in reply) return malformedAnswer(wire, stream);
+  if ("cut" in reply) return cutAnswer(wire, stream, chosen);
   const turn = sampleTurn(reply, chosen);
   if (!stream) return jsonAnswer(200, completionBody(wire, turn));
   const events = streamChunks(wire, turn).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
@@ -227,6 +257,35 @@ function malformedAnswer(wire: WireRequest, stream: boolean): Answer {
   const head = { id: wire.id, object: "chat.completion.chunk", created: wire.created, model: wire.model };
   const broken = `data: {"id": "${wire.id}", "choices": [{"delta": {"content": "brok\n\n`;
   return { events: [`data: ${JSON.stringify({ ...head, choices: [] })}\n\n`, broken] };
+}
+
+// The beginning of the turn's answer (of "done" when that answer is itself a failure), then the
+// connection is destroyed: a stream without its last chunks or [DONE], a body shorter than its length.
+function cutAnswer(wire: WireRequest, stream: boolean, chosen: ChosenReply): Answer {
+  const answer = chosen.answer;
+  const text: ScriptedTextReply = isFailure(answer) ? { content: "done" } : answer;
+  const turn = sampleTurn(text, chosen);
+  if (!stream) {
+    const body = JSON.stringify(completionBody(wire, turn));
+    return { status: 200, text: body, contentType: JSON_TYPE, cut: Math.floor(body.length / 2) };
+  }
+  const chunks = streamChunks(wire, turn);
+  const keep = Math.min(Math.max(2, Math.floor(chunks.length / 2)), chunks.length - 1);
+  return { events: chunks.slice(0, keep).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`), cut: true };
+}
+
+/** Headers and the given events of a 200 SSE stream, then the connection is destroyed. */
+function sendCutEvents(res: http.ServerResponse, events: readonly string[]): void {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+  res.flushHeaders();
+  const joined = events.join("");
+  res.write(joined, () => res.destroy());
+}
+
+/** A 200 that announces the whole body's length and sends only its first `bytes`, then the connection is destroyed. */
+function sendCutBody(res: http.ServerResponse, text: string, bytes: number, contentType: string): void {
+  res.writeHead(200, { "content-type": contentType, "content-length": Buffer.byteLength(text) });
+  res.write(text.slice(0, bytes), () => res.destroy());
 }
 
 function jsonAnswer(status: number, value: unknown): Answer {
