@@ -36,5 +36,31 @@ export function summaryLine(result: EvaluationResult): string {
   const rewards = result.results.map(rewardOf).filter((r): r is number => r !== null);
   const mean = rewards.length ? (rewards.reduce((a, b) => a + b, 0) / rewards.length).toFixed(3) : "n/a";
   const n = result.results.length;
-  return `${n} rollout(s): ${totals.passed} passed, ${totals.failed} failed, ${totals.errored} errored, ${totals.verifier_errored} verifier error(s); mean reward ${mean}; ${result.elapsedSec.toFixed(1)}s`;
+  const head = `${n} rollout(s): ${totals.passed} passed, ${totals.failed} failed, ${totals.errored} errored, ${totals.verifier_errored} verifier error(s)`;
+  return `${head}${failureClauses(result)}; mean reward ${mean}; ${result.elapsedSec.toFixed(1)}s`;
+}
+
+/** The failures a trainer must tell apart, only when there are any: "(2 provider_error, 1 task_error); 3 not started". */
+const COUNTED = ["provider_error", "config_error", "task_error"] as const;
+
+function failureClauses(result: EvaluationResult): string {
+  const counts = COUNTED.map((c) => [c, result.results.filter((r) => r.error_category === c).length] as const)
+    .filter(([, k]) => k > 0)
+    .map(([c, k]) => `${k} ${c}`);
+  const errored = counts.length > 0 ? ` (${counts.join(", ")})` : "";
+  return `${errored}${result.notStarted > 0 ? `; ${result.notStarted} not started` : ""}`;
+}
+
+/** What a stopped run says once: why, and how to finish it. */
+export function stoppedLines(result: EvaluationResult, jobName: string): string[] {
+  const stopped = result.stopped;
+  if (!stopped) return [];
+  const why =
+    stopped.reason === "config_error"
+      ? `bench: stopped: the endpoint refused the configuration: ${stopped.message}`
+      : `bench: stopped: ${stopped.message}`;
+  return [
+    why,
+    `bench: ${result.notStarted} planned trial(s) not started; after fixing it, rerun the same command with --job-name ${jobName} to run only what is missing`,
+  ];
 }

@@ -6,7 +6,7 @@ import { planToJson } from "../job/plan.js";
 import { removeContainersOfRun } from "../sandbox/container/index.js";
 import type { SandboxChoice } from "../sandbox/select.js";
 import { ExitCode } from "./errors.js";
-import { rolloutLine, summaryLine } from "./format.js";
+import { rolloutLine, stoppedLines, summaryLine } from "./format.js";
 import { parseInteger, parseKeyValue, parseNumber, parsePrice } from "./options.js";
 import { createProgress } from "./progress.js";
 
@@ -34,6 +34,11 @@ interface RunOptions {
   price?: { inputPerMTok: number; outputPerMTok: number };
   skillsDir?: string;
   skillMode?: SkillMode;
+  endpointFirstByteTimeout?: number;
+  endpointIdleTimeout?: number;
+  endpointRetries?: number;
+  failFastCalls?: number;
+  failFastRollouts?: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -73,6 +78,27 @@ export function registerRunCommand(program: Command): void {
     .option("--capture-tokens", "record prompt and sampled token ids and logprobs on every call")
     .option("--price <in,out>", "USD per million input,output tokens, for cost", parsePrice)
     .option(
+      "--endpoint-first-byte-timeout <sec>",
+      "a model call fails when the endpoint sends no first byte for this long (default 600)",
+      parseNumber,
+    )
+    .option(
+      "--endpoint-idle-timeout <sec>",
+      "a model call fails when the endpoint goes silent mid-answer for this long (default 300)",
+      parseNumber,
+    )
+    .option("--endpoint-retries <n>", "the gateway's own retries of a 429 or 503 (default 2)", parseInteger)
+    .option(
+      "--fail-fast-calls <k>",
+      "endpoint failures in a row that end a rollout as provider_error at once (default 3)",
+      parseInteger,
+    )
+    .option(
+      "--fail-fast-rollouts <m>",
+      "provider_error rollouts in a row that stop the run (default max(3, -j))",
+      parseInteger,
+    )
+    .option(
       "--skills-dir <dir>",
       "agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's",
     )
@@ -97,6 +123,7 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     jobName: opts.jobName ?? null,
     sandbox: opts.sandbox,
     retryAttempts: opts.retryAttempts,
+    ...(opts.failFastRollouts !== undefined ? { failFastRollouts: opts.failFastRollouts } : {}),
     include: opts.include,
     exclude: opts.exclude,
     agentEnv: opts.agentEnv,
@@ -111,6 +138,10 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
       policyVersion: opts.policyVersion ?? null,
       captureTokens: opts.captureTokens === true,
       price: opts.price ?? null,
+      firstByteTimeoutSec: opts.endpointFirstByteTimeout ?? null,
+      idleTimeoutSec: opts.endpointIdleTimeout ?? null,
+      endpointRetries: opts.endpointRetries ?? null,
+      failFastCalls: opts.failFastCalls ?? null,
     },
     env: process.env,
     signal: interrupt.signal,
@@ -141,6 +172,8 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     const withTask = new Set(result.results.map((r) => r.task_name)).size > 1;
     for (const r of result.results) process.stdout.write(`${rolloutLine(r, withTask)}\n`);
     process.stdout.write(`${summaryLine(result)}\n`);
+    const plan = await evaluation.plan();
+    for (const line of stoppedLines(result, plan.jobName)) process.stderr.write(`${line}\n`);
     if (signalled) return signalled === "SIGINT" ? 130 : 143;
     return result.exitCode;
   } finally {

@@ -1,6 +1,7 @@
 // One model call of one trial, end to end: parse, translate to chat, enforce the model and sampling,
 // add capture fields, exchange with the policy, answer the agent, and append the trajectory line.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { applyCapture, type CapturePlan, TokenCaptureCollector } from "./capture.js";
 import type { Dialect } from "./dialect.js";
 import { errorBody, GatewayError } from "./errors.js";
@@ -11,15 +12,22 @@ import { redactFixedHeaders, redactHeaders } from "./redact.js";
 import { streamExchange } from "./stream-exchange.js";
 import { ASKED_NOTHING, agentAsked } from "./strip.js";
 import type { TrialState } from "./trials.js";
-import type { GatewayOptions, Json, JsonObject } from "./types.js";
+import type { EndpointPolicy, GatewayOptions, Json, JsonObject } from "./types.js";
 import { isObject } from "./types.js";
 import type { UpstreamClient } from "./upstream.js";
 
 export interface GatewayCore {
   options: GatewayOptions;
+  endpoint: EndpointPolicy;
   upstream: UpstreamClient;
   plan: CapturePlan;
 }
+
+/** Statuses that say "try again shortly": the gateway retries them before the agent sees them. */
+const RETRIED_STATUSES = new Set([429, 503]);
+const RETRY_BASE_MS = 500;
+/** A Retry-After longer than this is not waited out: the failure goes to the agent. */
+const RETRY_AFTER_CAP_MS = 10_000;
 
 const VERSION_HEADERS = ["x-policy-version", "x-model-version", "x-weights-version"];
 
@@ -35,7 +43,8 @@ export async function handleCall(
   const capture = core.plan.enabled
     ? new TokenCaptureCollector(core.plan, dialect.wire, upstream.provider)
     : null;
-  const trace = newTrace();
+  let trace = newTrace();
+  let attempts = 0;
   let request: JsonObject | null = null;
   let text: string | null = null;
   let upstreamBody: JsonObject | null = null;
@@ -47,12 +56,31 @@ export async function handleCall(
     upstreamText = JSON.stringify(upstreamBody);
     const asked = dialect.wire === "openai-chat" ? agentAsked(request) : ASKED_NOTHING;
     const input = { upstream: core.upstream, dialect, request, upstreamText, asked, capture, res };
-    await (upstreamBody.stream === true ? streamExchange(input, trace) : plainExchange(input, trace));
+    for (;;) {
+      attempts++;
+      try {
+        await (upstreamBody.stream === true ? streamExchange(input, trace) : plainExchange(input, trace));
+        break;
+      } catch (err) {
+        const wait = retryDelay(core.endpoint, err, attempts, trace, res);
+        if (wait === null) throw err;
+        await sleep(wait);
+        if (res.destroyed) throw err;
+        trace = newTrace();
+      }
+    }
   } catch (err) {
     error =
-      err instanceof GatewayError ? err : new GatewayError(500, `gateway error: ${(err as Error).message}`);
+      err instanceof GatewayError
+        ? err
+        : new GatewayError(500, `gateway error: ${(err as Error).message}`, null, "gateway");
     if (res.destroyed && !res.writableFinished) {
-      error = new GatewayError(499, "the agent closed the connection before the answer was complete");
+      error = new GatewayError(
+        499,
+        "the agent closed the connection before the answer was complete",
+        null,
+        "agent",
+      );
     } else if (!res.headersSent) {
       const body = errorBody(dialect.wire, error.status, error.message, error.upstreamType);
       trace.responseHeaders = JSON_HEADERS;
@@ -87,6 +115,8 @@ export async function handleCall(
       ? { path: core.upstream.chatPath, body: upstreamText ? line.hold(upstreamText) : upstreamBody }
       : null,
     upstream_status: trace.upstreamStatus,
+    upstream_attempts: attempts,
+    fault: error ? error.fault : null,
     usage: { input_tokens: trace.inputTokens, output_tokens: trace.outputTokens },
   };
   if (capture) metadata.token_capture = capture.build();
@@ -111,7 +141,9 @@ export async function handleCall(
     }),
     {
       failed: error !== null,
-      agentClosed: error?.status === 499,
+      agentClosed: error?.fault === "agent",
+      fault: error ? error.fault : null,
+      status: error ? error.status : 200,
       inputTokens: trace.inputTokens,
       outputTokens: trace.outputTokens,
       policyVersion: version,
@@ -120,16 +152,38 @@ export async function handleCall(
   );
 }
 
+/**
+ * How long to wait before trying a 429 or 503 again, or null to give up: only while retries are
+ * left and nothing has reached the agent yet. Retry-After (seconds) is honoured up to a cap.
+ */
+function retryDelay(
+  endpoint: EndpointPolicy,
+  err: unknown,
+  attempts: number,
+  trace: ExchangeTrace,
+  res: ServerResponse,
+): number | null {
+  if (!(err instanceof GatewayError) || err.upstreamStatus === null) return null;
+  if (!RETRIED_STATUSES.has(err.upstreamStatus) || attempts > endpoint.retries) return null;
+  if (res.headersSent || res.destroyed) return null;
+  const backoff = RETRY_BASE_MS * 2 ** (attempts - 1);
+  const header = trace.upstreamHeaders?.["retry-after"];
+  const after = typeof header === "string" ? Number(header) * 1000 : Number.NaN;
+  if (Number.isFinite(after) && after >= 0) return after > RETRY_AFTER_CAP_MS ? null : Math.max(after, 0);
+  return backoff;
+}
+
 function parseRequest(raw: Buffer | null): { request: JsonObject; text: string } {
-  if (raw === null) throw new GatewayError(413, "request body is over the gateway's 64 MiB limit");
+  if (raw === null)
+    throw new GatewayError(413, "request body is over the gateway's 64 MiB limit", null, "policy");
   const text = raw.toString("utf8");
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (err) {
-    throw new GatewayError(400, `request body is not valid JSON: ${(err as Error).message}`);
+    throw new GatewayError(400, `request body is not valid JSON: ${(err as Error).message}`, null, "policy");
   }
-  if (!isObject(body)) throw new GatewayError(400, "request body must be a JSON object");
+  if (!isObject(body)) throw new GatewayError(400, "request body must be a JSON object", null, "policy");
   return { request: body, text };
 }
 

@@ -1,6 +1,17 @@
 // Failed calls reach the agent as an error in its own dialect, with a message that says what broke.
 import type { JsonObject, Wire } from "./types.js";
 
+/**
+ * Whose fault a failed call is, which decides the rollout's outcome (see trial/outcome.ts):
+ * - endpoint: the policy server failed (refused, reset, silent, 5xx, 429/503 after retries,
+ *   a body that does not parse, a stream cut short): infrastructure, never the policy's reward.
+ * - config: the endpoint refuses the user's key or does not know the route or model (401/403/404).
+ * - policy: the request the policy produced was refused (400, 413, 422: e.g. context too long).
+ * - agent: the agent hung up before the answer was complete (its own limit, or it was stopped).
+ * - gateway: our own bug.
+ */
+export type CallFault = "endpoint" | "config" | "policy" | "agent" | "gateway";
+
 /** A call that failed: the HTTP status the agent gets and a message it can show. */
 export class GatewayError extends Error {
   override name = "GatewayError";
@@ -9,9 +20,22 @@ export class GatewayError extends Error {
     message: string,
     /** The upstream's own error type, when it gave one. */
     readonly upstreamType: string | null = null,
+    /** Failures the gateway raises about the policy server's answers are the endpoint's by default. */
+    readonly fault: CallFault = "endpoint",
+    /** The endpoint's own status when it answered one (a retry decision reads it). */
+    readonly upstreamStatus: number | null = null,
   ) {
     super(message);
   }
+}
+
+/** Whose fault an HTTP status from the policy server is. */
+export function faultOfStatus(status: number): CallFault {
+  if (status === 401 || status === 403 || status === 404) return "config";
+  if (status === 408 || status === 429 || status >= 500) return "endpoint";
+  if (status >= 400) return "policy";
+  // A redirect or other non-2xx the client did not follow: the endpoint is not what it should be.
+  return "endpoint";
 }
 
 const ANTHROPIC_TYPES: Record<number, string> = {

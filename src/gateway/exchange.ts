@@ -3,7 +3,7 @@
 import type { ServerResponse } from "node:http";
 import type { TokenCaptureCollector } from "./capture.js";
 import type { Dialect } from "./dialect.js";
-import { GatewayError, upstreamErrorMessage } from "./errors.js";
+import { faultOfStatus, GatewayError, upstreamErrorMessage } from "./errors.js";
 import type { AgentAsked } from "./strip.js";
 import type { JsonObject } from "./types.js";
 import { isObject } from "./types.js";
@@ -119,7 +119,12 @@ export abstract class Exchange implements UpstreamSink {
 }
 
 function agentGone(): GatewayError {
-  return new GatewayError(499, "the agent closed the connection before the answer was complete");
+  return new GatewayError(
+    499,
+    "the agent closed the connection before the answer was complete",
+    null,
+    "agent",
+  );
 }
 
 export function textOf(parts: Buffer[]): string {
@@ -130,12 +135,18 @@ export function textOf(parts: Buffer[]): string {
 function asGatewayError(err: unknown): GatewayError {
   return err instanceof GatewayError
     ? err
-    : new GatewayError(500, `gateway error: ${(err as Error).message}`);
+    : new GatewayError(500, `gateway error: ${(err as Error).message}`, null, "gateway");
 }
 
 export function upstreamError(status: number, text: string): GatewayError {
   const { message, type } = upstreamErrorMessage(text);
-  return new GatewayError(status, `policy server answered ${status}: ${message}`, type);
+  return new GatewayError(
+    status,
+    `policy server answered ${status}: ${message}`,
+    type,
+    faultOfStatus(status),
+    status,
+  );
 }
 
 export function noteUpstream(trace: ExchangeTrace, status: number, headers: UpstreamHeaders): void {

@@ -74,7 +74,7 @@ describe("gateway: credentials", () => {
 describe("gateway: policy failures", () => {
   const cases = [
     { match: "fail-500", status: 500, message: /policy server answered 500: engine crashed/ },
-    { match: "hang", status: 504, message: /sent nothing for 0.5 s/ },
+    { match: "hang", status: 504, message: /sent no first byte within 0.5 s/ },
     { match: "malformed", status: 502, message: /malformed/ },
   ];
   for (const c of cases) {
@@ -128,7 +128,8 @@ describe("gateway: policy failures", () => {
           model: "m",
           messages: [{ role: "user", content: "x" }],
         }),
-        (e: Loose) => e.status === 502 && /unreachable at http:\/\/127\.0\.0\.1:9\/v1/.test(e.message),
+        (e: Loose) =>
+          e.status === 502 && /at http:\/\/127\.0\.0\.1:9\/v1 refused the connection/.test(e.message),
       );
       assert.equal(down.usage("down").failedCalls, 1);
       await down.removeTrial("down");

@@ -13,10 +13,19 @@ import { responsesDialect } from "./dialects/responses.js";
 import { errorBody } from "./errors.js";
 import { credentialOf } from "./redact.js";
 import { TrialRegistry } from "./trials.js";
-import type { Gateway, GatewayOptions, TrialUsage, Wire } from "./types.js";
+import {
+  ENDPOINT_DEFAULTS,
+  type EndpointPolicy,
+  type Gateway,
+  type GatewayOptions,
+  type ModelWitness,
+  type TrialUsage,
+  type Wire,
+} from "./types.js";
 import { UpstreamClient } from "./upstream.js";
 
-export type { Gateway, GatewayOptions, TrialUsage } from "./types.js";
+export type { EndpointPolicy, Gateway, GatewayOptions, ModelWitness, TrialUsage } from "./types.js";
+export { ENDPOINT_DEFAULTS } from "./types.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -30,17 +39,18 @@ const ROUTES: Record<string, Dialect> = {
 };
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  checkOptions(options);
+  const endpoint = endpointPolicyOf(options);
+  checkOptions(options, endpoint);
   const core: GatewayCore = {
     options,
-    upstream: new UpstreamClient(
-      options.upstream.baseUrl,
-      options.upstream.apiKey,
-      options.upstreamTimeoutSec ?? 600,
-    ),
+    endpoint,
+    upstream: new UpstreamClient(options.upstream.baseUrl, options.upstream.apiKey, {
+      firstByteSec: endpoint.firstByteTimeoutSec,
+      idleSec: endpoint.idleTimeoutSec,
+    }),
     plan: planCapture(options),
   };
-  const trials = new TrialRegistry(options);
+  const trials = new TrialRegistry(options, endpoint.failFastCalls);
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     route(core, trials, req, res).catch((err: Error) => {
@@ -60,7 +70,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     url: `http://${shown}:${port}`,
     addTrial(trialName, opts) {
-      return { apiKey: trials.add(trialName, opts.trajectoryFile).apiKey };
+      const trial = trials.add(trialName, opts.trajectoryFile);
+      return { apiKey: trial.apiKey, ended: trial.ended.signal };
+    },
+    witness(trialName): ModelWitness {
+      const trial = trials.named(trialName);
+      if (!trial) throw new Error(`gateway: no trial named ${trialName}`);
+      const w = trial.witness;
+      return { ...w, last: w.last && { ...w.last }, endedBy: w.endedBy && { ...w.endedBy } };
     },
     async removeTrial(trialName) {
       await trials.remove(trialName)?.close();
@@ -144,7 +161,20 @@ function modelList(options: GatewayOptions, anthropic: boolean): unknown {
   return { object: "list", data: [{ id, object: "model", created: 0, owned_by: options.upstream.provider }] };
 }
 
-function checkOptions(options: GatewayOptions): void {
+/** The endpoint limits in force: `endpoint` over the older `upstreamTimeoutSec` over the defaults. */
+export function endpointPolicyOf(options: GatewayOptions): EndpointPolicy {
+  const both = options.upstreamTimeoutSec;
+  const set = Object.fromEntries(
+    Object.entries(options.endpoint ?? {}).filter(([, v]) => v !== undefined && v !== null),
+  ) as Partial<EndpointPolicy>;
+  return {
+    ...ENDPOINT_DEFAULTS,
+    ...(both !== undefined ? { firstByteTimeoutSec: both, idleTimeoutSec: both } : {}),
+    ...set,
+  };
+}
+
+function checkOptions(options: GatewayOptions, endpoint: EndpointPolicy): void {
   let url: URL;
   try {
     url = new URL(options.upstream.baseUrl);
@@ -158,10 +188,21 @@ function checkOptions(options: GatewayOptions): void {
   }
   if (!options.upstream.model)
     throw new UserInputError("gateway: upstream.model is empty; give -m provider/model");
-  const timeout = options.upstreamTimeoutSec;
-  if (timeout !== undefined && !(timeout > 0)) {
-    throw new UserInputError(
-      `gateway: upstreamTimeoutSec must be a positive number of seconds, not ${timeout}`,
-    );
+  checkEndpointPolicy(endpoint);
+}
+
+/** Limits that cannot work are refused before anything runs. */
+export function checkEndpointPolicy(endpoint: EndpointPolicy): void {
+  const seconds: [keyof EndpointPolicy, string][] = [
+    ["firstByteTimeoutSec", "--endpoint-first-byte-timeout"],
+    ["idleTimeoutSec", "--endpoint-idle-timeout"],
+  ];
+  for (const [key, flag] of seconds) {
+    if (!(endpoint[key] > 0) || !Number.isFinite(endpoint[key]))
+      throw new UserInputError(`${flag} must be a positive number of seconds, not ${endpoint[key]}`);
   }
+  if (!Number.isInteger(endpoint.retries) || endpoint.retries < 0)
+    throw new UserInputError(`--endpoint-retries must be an integer >= 0, not ${endpoint.retries}`);
+  if (!Number.isInteger(endpoint.failFastCalls) || endpoint.failFastCalls < 1)
+    throw new UserInputError(`--fail-fast-calls must be an integer >= 1, not ${endpoint.failFastCalls}`);
 }

@@ -4,12 +4,17 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
-import type { GatewayOptions, TrialUsage } from "./types.js";
+import type { CallFault } from "./errors.js";
+import type { GatewayOptions, ModelWitness, TrialUsage } from "./types.js";
 
 export interface CallOutcome {
   failed: boolean;
   /** A failure of the agent's side (it hung up): recorded, not counted against the policy. */
   agentClosed: boolean;
+  /** Whose fault the failure was (null when the call succeeded). */
+  fault: CallFault | null;
+  /** The status the agent got. */
+  status: number;
   inputTokens: number;
   outputTokens: number;
   policyVersion: string | null;
@@ -26,6 +31,15 @@ export class TrialState {
     policyVersions: [],
     lastError: null,
   };
+  readonly witness: ModelWitness = {
+    calls: 0,
+    failedCalls: 0,
+    last: null,
+    consecutiveEndpointFailures: 0,
+    endedBy: null,
+  };
+  /** Aborted when the gateway ends the rollout; the trial stops the agent on it. */
+  readonly ended = new AbortController();
   revoked = false;
   private inflight = 0;
   private idle: (() => void) | null = null;
@@ -40,6 +54,8 @@ export class TrialState {
     file: string,
     private readonly price: GatewayOptions["price"],
     private readonly secret: string | null,
+    private readonly failFastCalls: number,
+    private readonly endpointUrl: string,
   ) {
     mkdirSync(path.dirname(file), { recursive: true });
     this.out = createWriteStream(file, { flags: "a" });
@@ -60,6 +76,7 @@ export class TrialState {
     if (this.queued === "") setImmediate(this.flush);
     this.queued += text;
     this.count(outcome);
+    this.judge(outcome);
     this.inflight--;
     if (this.inflight === 0 && this.idle) this.idle();
   }
@@ -103,13 +120,50 @@ export class TrialState {
     if (o.policyVersion && !u.policyVersions.includes(o.policyVersion))
       u.policyVersions.push(o.policyVersion);
   }
+
+  /**
+   * The gateway as witness: a call the agent hung up on says nothing about the endpoint; any other
+   * call is the rollout's latest verdict. K endpoint failures in a row, or one refusal of the user's
+   * configuration, end the rollout now rather than at the agent's time limit.
+   */
+  private judge(o: CallOutcome): void {
+    const w = this.witness;
+    w.calls = this.usage.calls;
+    w.failedCalls = this.usage.failedCalls;
+    if (o.fault === "agent") return;
+    w.last = { fault: o.fault, status: o.status, message: o.error };
+    w.consecutiveEndpointFailures = o.fault === "endpoint" ? w.consecutiveEndpointFailures + 1 : 0;
+    if (w.endedBy) return;
+    if (o.fault === "config") {
+      this.end("config_error", `${o.error}; ${configFix(o.status, this.endpointUrl)}`);
+    } else if (o.fault === "endpoint" && w.consecutiveEndpointFailures >= this.failFastCalls) {
+      const n = w.consecutiveEndpointFailures;
+      this.end("provider_error", `the policy endpoint failed ${n} call(s) in a row; the last: ${o.error}`);
+    }
+  }
+
+  private end(category: "provider_error" | "config_error", message: string): void {
+    this.witness.endedBy = { category, message };
+    this.ended.abort(new Error(message));
+  }
+}
+
+/** The fix for a configuration the endpoint refused, by status. */
+export function configFix(status: number, endpointUrl: string): string {
+  if (status === 401 || status === 403) {
+    return `the endpoint ${endpointUrl} refuses the key: pass the key it expects with --api-key (or BENCHFLOW_PROVIDER_API_KEY)`;
+  }
+  return `the endpoint ${endpointUrl} does not serve this route or model: check --base-url (it should end in /v1) and the model in -m provider/model (GET ${endpointUrl.replace(/\/+$/, "")}/models lists what it serves)`;
 }
 
 export class TrialRegistry {
   private readonly byKey = new Map<string, TrialState>();
   private readonly byName = new Map<string, TrialState>();
 
-  constructor(private readonly options: GatewayOptions) {}
+  constructor(
+    private readonly options: GatewayOptions,
+    private readonly failFastCalls: number,
+  ) {}
 
   add(name: string, file: string): TrialState {
     if (this.byName.get(name)?.revoked === false) {
@@ -122,6 +176,8 @@ export class TrialRegistry {
       file,
       this.options.price ?? null,
       this.options.upstream.apiKey,
+      this.failFastCalls,
+      this.options.upstream.baseUrl,
     );
     this.byKey.set(apiKey, trial);
     this.byName.set(name, trial);

@@ -1,4 +1,5 @@
 // The gateway's public contract (what trials and the CLI call) and the JSON shapes it passes around.
+import type { CallFault } from "./errors.js";
 
 export interface GatewayOptions {
   upstream: {
@@ -19,8 +20,51 @@ export interface GatewayOptions {
   price?: { inputPerMTok: number; outputPerMTok: number } | null;
   host?: string;
   port?: number;
-  /** Seconds without a byte from the policy before the call fails (504). Default 600. */
+  /** Both endpoint limits at once (older name); `endpoint` wins where it sets one. */
   upstreamTimeoutSec?: number;
+  /** How the gateway judges the endpoint (defaults in ENDPOINT_DEFAULTS). */
+  endpoint?: Partial<EndpointPolicy>;
+}
+
+export interface EndpointPolicy {
+  /** Seconds from the request to the endpoint's first byte before the call fails (504). */
+  firstByteTimeoutSec: number;
+  /** Seconds without a byte, once the answer started, before the call fails (504). */
+  idleTimeoutSec: number;
+  /** The gateway's own retries of a 429 or 503 (with backoff, honouring Retry-After) before the agent sees it. */
+  retries: number;
+  /** Consecutive endpoint failures in one rollout that end it as provider_error at once. */
+  failFastCalls: number;
+}
+
+export const ENDPOINT_DEFAULTS: EndpointPolicy = {
+  firstByteTimeoutSec: 600,
+  idleTimeoutSec: 300,
+  retries: 2,
+  failFastCalls: 3,
+};
+
+/** How one call ended, as far as the rollout's outcome is concerned. */
+export interface CallVerdict {
+  /** null: the call succeeded. */
+  fault: CallFault | null;
+  status: number;
+  message: string | null;
+}
+
+/**
+ * The gateway's testimony about one rollout: every call and how the endpoint answered. The trial
+ * decides the outcome from it and the agent's exit (trial/outcome.ts).
+ */
+export interface ModelWitness {
+  calls: number;
+  failedCalls: number;
+  /** The last call that reached a verdict; calls the agent itself hung up on are not verdicts. */
+  last: CallVerdict | null;
+  /** Endpoint failures since the last call that did not fail at the endpoint. */
+  consecutiveEndpointFailures: number;
+  /** Set when the gateway ended the rollout (fail-fast, or the endpoint refused the configuration). */
+  endedBy: { category: "provider_error" | "config_error"; message: string } | null;
 }
 
 export interface TrialUsage {
@@ -36,8 +80,13 @@ export interface TrialUsage {
 export interface Gateway {
   /** http://host:port (agents add /v1 etc.). */
   readonly url: string;
-  /** Registers a trial and returns a fresh random credential for it. */
-  addTrial(trialName: string, opts: { trajectoryFile: string }): { apiKey: string };
+  /**
+   * Registers a trial and returns a fresh random credential for it, and a signal the gateway aborts
+   * when it ends the rollout (the endpoint failed K times in a row, or refused the configuration).
+   */
+  addTrial(trialName: string, opts: { trajectoryFile: string }): { apiKey: string; ended: AbortSignal };
+  /** What the gateway saw of the trial's calls. */
+  witness(trialName: string): ModelWitness;
   /** Revokes the credential at once; resolves when the trial's in-flight calls are recorded and its file is closed. */
   removeTrial(trialName: string): Promise<void>;
   usage(trialName: string): TrialUsage;

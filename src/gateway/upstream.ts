@@ -1,6 +1,7 @@
 // The policy server's chat endpoint, over one keep-alive pool, driven through undici's dispatch
 // handler (no body stream, no AbortSignal per call). undici's own timeouts are off: a long generation
-// is normal, so each call's deadline counts idle time (no byte from the policy) instead.
+// is normal, so each call has two limits of its own: the first byte (a non-streamed answer's first
+// byte comes only when the whole generation is done) and, once the answer started, idle time.
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { GatewayError } from "./errors.js";
@@ -15,6 +16,13 @@ export interface UpstreamSink {
   fail(error: GatewayError): void;
 }
 
+export interface UpstreamLimits {
+  /** Seconds from sending the request to the endpoint's first byte (status line). */
+  firstByteSec: number;
+  /** Seconds without a byte once the answer has started. */
+  idleSec: number;
+}
+
 export class UpstreamClient {
   readonly chatPath: string;
   private readonly pool: Pool;
@@ -23,7 +31,7 @@ export class UpstreamClient {
   constructor(
     readonly baseUrl: string,
     apiKey: string | null,
-    readonly timeoutSec: number,
+    readonly limits: UpstreamLimits,
   ) {
     const url = new URL(baseUrl);
     this.pool = new Pool(url.origin, {
@@ -56,6 +64,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   private timer: NodeJS.Timeout;
   /** When the policy last sent something (performance.now()); the timer checks it when it fires. */
   private heard: number;
+  /** Whether the endpoint has sent its first byte (the idle limit applies from then on). */
+  private started = false;
   private over = false;
   /** Why the exchange gave up before undici knew (abort asked before the request reached a socket). */
   private pending: GatewayError | null = null;
@@ -65,7 +75,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     private readonly sink: UpstreamSink,
   ) {
     this.heard = performance.now();
-    this.timer = this.arm(client.timeoutSec * 1000);
+    this.timer = this.arm(client.limits.firstByteSec * 1000);
   }
 
   /** Stops the call and reports `error` to the sink (once); the connection is dropped. */
@@ -93,6 +103,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: UpstreamHeaders): void {
     if (this.over) return;
     this.heard = performance.now();
+    this.started = true;
     if (status < 200) return; // informational (100, 103): the real answer follows
     try {
       this.sink.start(status, headers);
@@ -126,7 +137,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
 
   // The timer is re-armed for what is left of the allowance, not refreshed on every chunk.
   private expire(): void {
-    const left = this.client.timeoutSec * 1000 - (performance.now() - this.heard);
+    const left = this.allowanceSec() * 1000 - (performance.now() - this.heard);
     if (left <= 0) this.abort(this.deadlineError());
     else if (!this.over) this.timer = this.arm(left);
   }
@@ -142,9 +153,16 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     clearTimeout(this.timer);
   }
 
+  private allowanceSec(): number {
+    return this.started ? this.client.limits.idleSec : this.client.limits.firstByteSec;
+  }
+
   private deadlineError(): GatewayError {
-    const seconds = this.client.timeoutSec;
-    return new GatewayError(504, `policy server sent nothing for ${seconds} s (upstream timeout)`);
+    const seconds = this.allowanceSec();
+    const what = this.started
+      ? `went silent mid-answer for ${seconds} s (idle limit, --endpoint-idle-timeout)`
+      : `sent no first byte within ${seconds} s (first-byte limit, --endpoint-first-byte-timeout)`;
+    return new GatewayError(504, `policy server at ${this.client.baseUrl} ${what}`);
   }
 
   /** Turns a transport error into the error the agent sees. */
@@ -155,7 +173,11 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     const code = e.code ?? e.cause?.code;
     if (!code) return new GatewayError(500, `gateway error: ${e.message ?? String(err)}`);
     if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") {
-      return new GatewayError(502, `policy server at ${base} closed the connection mid-answer`);
+      const when = this.started ? "mid-answer" : "before answering";
+      return new GatewayError(502, `policy server at ${base} closed the connection ${when}`);
+    }
+    if (code === "ECONNREFUSED") {
+      return new GatewayError(502, `policy server at ${base} refused the connection (nothing listening?)`);
     }
     const detail = [code, e.cause?.message ?? e.message].filter(Boolean).join(": ");
     return new GatewayError(502, `policy server unreachable at ${base} (${detail || "unknown error"})`);

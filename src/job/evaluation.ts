@@ -3,13 +3,16 @@
 // `concurrency` trials run at once. The CLI's `bench run` is a thin shell around this class.
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
+import { UserInputError } from "../errors.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { isUnscoredFailure } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
+import { RunBreaker, type Stopped } from "./breaker.js";
 import { openModelAccess } from "./model-access.js";
 import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
 import { type JobOutcome, runJob } from "./run-job.js";
+import { summarize } from "./summary.js";
 
 export type EvaluationEvent =
   | { type: "plan"; plan: PlannedEvaluation }
@@ -17,16 +20,52 @@ export type EvaluationEvent =
   | { type: "job-start"; trialLabel: string; jobDir: string; tasks: number }
   | { type: "trial-start"; trialLabel: string; task: string; rolloutName: string }
   | { type: "trial-end"; trialLabel: string; result: TrialResult }
-  | { type: "job-end"; outcome: JobOutcome };
+  | { type: "job-end"; outcome: JobOutcome }
+  | { type: "stopped"; stopped: Stopped; notStarted: number; jobName: string };
 
 export interface EvaluationResult {
   jobs: JobOutcome[];
   /** The final attempt of every (job, task), in run order. */
   results: TrialResult[];
-  /** 0: every trial finished (scored, or failed by the policy); 1: an infrastructure or verifier error. */
-  exitCode: 0 | 1;
+  /**
+   * 0: every trial finished (scored, or failed by the policy); 1: an infrastructure or verifier
+   * error, or the run stopped because the endpoint kept failing; 2: the endpoint refused the
+   * user's configuration (config_error).
+   */
+  exitCode: 0 | 1 | 2;
   interrupted: boolean;
+  /** Why the run stopped starting trials, when it did (the rest resume with the same job name). */
+  stopped: Stopped | null;
+  /** Planned trials that never started because the run stopped. */
+  notStarted: number;
   elapsedSec: number;
+}
+
+/** The breaker's limit: --fail-fast-rollouts, else max(3, -j) (one wave of concurrent trials and more). */
+function failFastRollouts(s: EvaluationSettings, concurrency: number): number {
+  const v = s.failFastRollouts ?? Math.max(3, concurrency);
+  if (!Number.isInteger(v) || v < 1)
+    throw new UserInputError(`--fail-fast-rollouts must be an integer >= 1; got ${s.failFastRollouts}`);
+  return v;
+}
+
+/**
+ * A job the run never started: its summary.json says so (total 0, every task not started, why), so
+ * a reader or a streaming trainer sees the run ended rather than waits for it.
+ */
+async function recordNotStarted(jobDir: string, plan: PlannedEvaluation, stopped: Stopped): Promise<number> {
+  const summary = summarize([], {
+    jobName: plan.jobName,
+    agent: plan.agent.name,
+    model: plan.model,
+    environment: plan.backend.kind,
+    concurrency: plan.concurrency,
+    startedAt: new Date(),
+    notStarted: plan.tasks.length,
+    stopped,
+  });
+  await writeJsonAtomic(path.join(jobDir, "summary.json"), summary, { durable: true });
+  return plan.tasks.length;
 }
 
 export class Evaluation {
@@ -39,7 +78,11 @@ export class Evaluation {
 
   /** Validate the settings, load the tasks and decide the job folders; writes nothing. */
   async plan(): Promise<PlannedEvaluation> {
-    this.planned ??= await planEvaluation(this.settings);
+    if (!this.planned) {
+      const planned = await planEvaluation(this.settings);
+      failFastRollouts(this.settings, planned.concurrency);
+      this.planned = planned;
+    }
     return this.planned;
   }
 
@@ -61,9 +104,18 @@ export class Evaluation {
     for (const job of plan.jobs)
       await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan, { durable: true });
     const signal = this.settings.signal ?? new AbortController().signal;
+    const breaker = new RunBreaker(
+      failFastRollouts(this.settings, plan.concurrency),
+      plan.policy?.gateway.upstream.baseUrl ?? null,
+    );
     const jobs: JobOutcome[] = [];
+    let notStarted = 0;
     for (const job of plan.jobs) {
       if (signal.aborted) break;
+      if (breaker.stopped) {
+        notStarted += await recordNotStarted(job.jobDir, plan, breaker.stopped);
+        continue;
+      }
       emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
       // One gateway per job: a policy that changes between jobs is told apart by its job.
       const access = plan.policy && plan.model ? await openModelAccess(plan.policy, plan.model) : null;
@@ -86,6 +138,7 @@ export class Evaluation {
           warn,
           prepareTrial,
           retryBackoffMs: this.settings.retryBackoffMs,
+          breaker,
           onTrialStart: (info) => emit({ type: "trial-start", ...info }),
           onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
         });
@@ -93,8 +146,11 @@ export class Evaluation {
         await access?.close();
       }
       jobs.push(outcome);
+      notStarted += outcome.summary.not_started;
       emit({ type: "job-end", outcome });
     }
+    const stopped = breaker.stopped;
+    if (stopped) emit({ type: "stopped", stopped, notStarted, jobName: plan.jobName });
     const results = jobs.flatMap((j) => j.results);
     const failed = results.some(
       (r) => isUnscoredFailure(r.error_category) || r.verifier_error_category !== null,
@@ -103,8 +159,10 @@ export class Evaluation {
     return {
       jobs,
       results,
-      exitCode: failed || missing ? 1 : 0,
+      exitCode: stopped?.reason === "config_error" ? 2 : failed || missing || stopped ? 1 : 0,
       interrupted: signal.aborted,
+      stopped,
+      notStarted,
       elapsedSec: (Date.now() - t0) / 1000,
     };
   }

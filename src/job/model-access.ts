@@ -18,26 +18,17 @@ export async function openModelAccess(policy: ResolvedPolicy, model: string): Pr
     async prepareTrial(rolloutName, rolloutDir) {
       const trajectoryFile = path.join(rolloutDir, "trajectory", "llm_trajectory.jsonl");
       await fs.mkdir(path.dirname(trajectoryFile), { recursive: true });
-      const { apiKey } = gateway.addTrial(rolloutName, { trajectoryFile });
+      const { apiKey, ended } = gateway.addTrial(rolloutName, { trajectoryFile });
       return {
         modelAccess: { baseUrl: `${gateway.url}/v1`, apiKey, model },
         hostService: { port: Number(new URL(gateway.url).port) },
-        modelFailure: async () => modelFailureOf(gateway, rolloutName),
+        modelWitness: () => gateway.witness(rolloutName),
+        modelEnded: ended,
         finalize: async (result) => withUsage(gateway, rolloutName, result),
       };
     },
     close: () => gateway.close(),
   };
-}
-
-/** The policy's last answer to this rollout failed: the endpoint, not the policy, ended it. */
-function modelFailureOf(
-  gateway: Gateway,
-  rolloutName: string,
-): { category: "provider_error"; message: string } | null {
-  const u = gateway.usage(rolloutName);
-  if (u.lastError === null || u.failedCalls === 0) return null;
-  return { category: "provider_error", message: `the policy endpoint failed: ${u.lastError}` };
 }
 
 async function withUsage(gateway: Gateway, rolloutName: string, result: TrialResult): Promise<TrialResult> {
@@ -57,6 +48,7 @@ async function withUsage(gateway: Gateway, rolloutName: string, result: TrialRes
       n_failed_model_calls: u.failedCalls,
     },
     n_model_calls: u.calls,
+    n_failed_model_calls: u.failedCalls,
     policy_version: versions.length === 1 ? (versions[0] ?? null) : null,
     policy_versions: versions,
   };

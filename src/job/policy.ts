@@ -2,7 +2,7 @@
 // over upstream's BENCHFLOW_* variables (from --agent-env, then the environment). The real key
 // goes only to the gateway: never into a sandbox, config.json or any file under the jobs dir.
 import { UserInputError } from "../errors.js";
-import type { GatewayOptions } from "../gateway/index.js";
+import { checkEndpointPolicy, endpointPolicyOf, type GatewayOptions } from "../gateway/index.js";
 
 export interface PolicySettings {
   baseUrl?: string | null;
@@ -14,7 +14,16 @@ export interface PolicySettings {
   captureTokens?: boolean;
   /** USD per million input and output tokens, for cost. */
   price?: { inputPerMTok: number; outputPerMTok: number } | null;
+  /** Both endpoint limits at once (older name). */
   upstreamTimeoutSec?: number;
+  /** Seconds to the endpoint's first byte before a call fails (default 600). */
+  firstByteTimeoutSec?: number | null;
+  /** Seconds without a byte once an answer started before a call fails (default 300). */
+  idleTimeoutSec?: number | null;
+  /** The gateway's own retries of a 429 or 503 (default 2). */
+  endpointRetries?: number | null;
+  /** Consecutive endpoint failures that end a rollout as provider_error at once (default 3). */
+  failFastCalls?: number | null;
 }
 
 export interface ResolvedPolicy {
@@ -79,7 +88,20 @@ export function resolvePolicy(
     policyVersion: s.policyVersion ?? null,
     price: s.price ?? null,
     upstreamTimeoutSec: s.upstreamTimeoutSec,
+    endpoint: {
+      firstByteTimeoutSec:
+        s.firstByteTimeoutSec ??
+        numberFrom("BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT", env.BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT),
+      idleTimeoutSec:
+        s.idleTimeoutSec ??
+        numberFrom("BENCHFLOW_ENDPOINT_IDLE_TIMEOUT", env.BENCHFLOW_ENDPOINT_IDLE_TIMEOUT),
+      retries: s.endpointRetries ?? numberFrom("BENCHFLOW_ENDPOINT_RETRIES", env.BENCHFLOW_ENDPOINT_RETRIES),
+      failFastCalls:
+        s.failFastCalls ?? numberFrom("BENCHFLOW_FAIL_FAST_CALLS", env.BENCHFLOW_FAIL_FAST_CALLS),
+    },
   };
+  const endpoint = endpointPolicyOf(gateway);
+  checkEndpointPolicy(endpoint);
   const record = {
     provider,
     provider_model: bare,
@@ -92,6 +114,12 @@ export function resolvePolicy(
     capture_tokens: capture,
     policy_version: s.policyVersion ?? null,
     price_usd_per_mtok: s.price ?? null,
+    endpoint: {
+      first_byte_timeout_sec: endpoint.firstByteTimeoutSec,
+      idle_timeout_sec: endpoint.idleTimeoutSec,
+      retries_429_503: endpoint.retries,
+      fail_fast_calls: endpoint.failFastCalls,
+    },
   };
   return { gateway, record };
 }

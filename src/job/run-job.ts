@@ -18,6 +18,7 @@ import {
   newRolloutName,
   scanAttempts,
 } from "./attempts.js";
+import type { RunBreaker } from "./breaker.js";
 import { acquireLock } from "./lock.js";
 import { summarize } from "./summary.js";
 
@@ -46,6 +47,8 @@ export interface JobSpec {
   onTrialEnd?(result: TrialResult): void;
   retryBackoffMs?: number;
   deferCleanup?(work: Promise<void>): void;
+  /** Shared by the run's jobs: when it trips, no more trials start (see breaker.ts). */
+  breaker?: RunBreaker;
 }
 
 export interface JobOutcome {
@@ -71,9 +74,14 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
     }
     const cleanups: Promise<void>[] = [];
     const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
+    let notStarted = 0;
     try {
       await pool(pending, spec.concurrency, async ({ jobTask, previous }) => {
         if (spec.signal.aborted) return;
+        if (spec.breaker?.signal.aborted) {
+          notStarted++;
+          return;
+        }
         results.set(jobTask.task.name, await runWithRetries(withCleanup, jobTask, previous));
       });
     } finally {
@@ -89,6 +97,8 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
       environment: spec.backend.kind,
       concurrency: spec.concurrency,
       startedAt,
+      notStarted,
+      stopped: notStarted > 0 ? (spec.breaker?.stopped ?? null) : null,
     });
     if (!spec.signal.aborted)
       await writeJsonAtomic(path.join(spec.jobDir, "summary.json"), summary, { durable: true });
@@ -110,8 +120,12 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
   for (let retry = 0; ; retry++) {
     spec.onTrialStart?.({ trialLabel: spec.trialLabel, task: jobTask.task.name, rolloutName });
     const result = await runOne(spec, jobTask, { rolloutName, attempt, replaces });
+    spec.breaker?.note(result);
+    // A task that cannot run as written fails the same way in every trial: say it once, with the fix.
+    if (result.error_category === "task_error") spec.warn(`task ${jobTask.task.name}: ${result.error}`);
     const retryable = isRetryable(result.error_category);
-    if (!retryable || retry >= spec.retryAttempts || spec.signal.aborted) {
+    const stopped = spec.signal.aborted || spec.breaker?.signal.aborted === true;
+    if (!retryable || retry >= spec.retryAttempts || stopped) {
       spec.onTrialEnd?.(result);
       return result;
     }

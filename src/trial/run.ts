@@ -10,6 +10,7 @@ import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { configOf, finishTrial } from "./record.js";
 import type { TrialPlan } from "./types.js";
 
@@ -162,20 +163,29 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): 
   const limit = ctx.timeoutSec;
   const deadline = new AbortController();
   const timer = limit == null ? null : setTimeout(() => deadline.abort(), limit * 1000);
-  ctx.signal = AbortSignal.any([plan.signal, deadline.signal]);
+  const ended = plan.modelEnded;
+  ctx.signal = AbortSignal.any([plan.signal, deadline.signal, ...(ended ? [ended] : [])]);
+  let own: AgentEnding | null = null;
   try {
     state.agentResult = await plan.agent.run(ctx);
     Object.assign(state.timing, state.agentResult.timing);
-    if (state.agentResult.error) state.error = state.agentResult.error;
+    own = state.agentResult.error ?? null;
   } catch (err) {
-    if (!deadline.signal.aborted || plan.signal.aborted) throw err;
+    // Stopped by the clock or by the gateway: the ending comes from those, not from the kill's error.
+    if (!plan.signal.aborted && !deadline.signal.aborted && !ended?.aborted) {
+      own = { category: categoryOf(err), message: messageOf(err) };
+    }
   } finally {
     if (timer) clearTimeout(timer);
   }
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted while the agent ran");
-  if (deadline.signal.aborted)
-    state.error = { category: "timeout", message: `agent timed out after ${limit}s` };
+  state.error = decideAgentEnding({
+    deadlinePassed: deadline.signal.aborted && !ended?.aborted,
+    limitSec: limit,
+    agent: own,
+    witness: plan.modelWitness?.() ?? null,
+  });
 }
 
 /** Policy failures are still scored; infrastructure failures and interrupts are not worth a verifier run. */

@@ -1,4 +1,5 @@
 import type { Agent, ModelAccess } from "../agents/types.js";
+import type { ModelWitness } from "../gateway/index.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import type { TrialResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
@@ -26,8 +27,10 @@ export interface TrialPlan {
   hostService?: { port: number } | null;
   /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
   signal: AbortSignal;
-  /** After the agent: did the policy endpoint fail it? (provider_error beats a policy failure). */
-  modelFailure?(): Promise<{ category: "provider_error"; message: string } | null>;
+  /** What the gateway saw of this rollout's model calls (decides provider_error and config_error). */
+  modelWitness?(): ModelWitness;
+  /** Aborted when the gateway ends the rollout (the endpoint kept failing, or refused the configuration). */
+  modelEnded?: AbortSignal;
   /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
   finalize?(result: TrialResult): Promise<TrialResult>;
   /** Hands work that need not delay the result (removing the sandbox) to the job, which awaits it. */

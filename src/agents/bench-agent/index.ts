@@ -2,7 +2,7 @@
 // trial's gateway credential (OpenAI chat); its bash tool runs in the sandbox as the agent user.
 import { CategorizedError } from "../../errors.js";
 import type { Agent, AgentContext, AgentRunResult } from "../types.js";
-import { askPolicy, PolicyRequestError } from "./policy.js";
+import { askPolicyRetrying, PolicyRequestError } from "./policy.js";
 import { runTool, type ToolLimits, toolDefinitions } from "./tools.js";
 
 export interface BenchAgentOptions {
@@ -53,9 +53,9 @@ export function createBenchAgent(opts: BenchAgentOptions = {}): Agent {
       ctx.record({ type: "user_message", text: ctx.instruction, ts: new Date().toISOString() });
       let nToolCalls = 0;
       for (let turn = 0; turn < maxTurns && !ctx.signal.aborted; turn++) {
-        let reply: Awaited<ReturnType<typeof askPolicy>>;
+        let reply: Awaited<ReturnType<typeof askPolicyRetrying>>;
         try {
-          reply = await askPolicy(
+          reply = await askPolicyRetrying(
             access,
             { model: access.model, messages, tools, tool_choice: "auto" },
             ctx.signal,

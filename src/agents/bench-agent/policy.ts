@@ -1,6 +1,7 @@
 // The bench-agent's one model call: OpenAI chat through the trial's gateway credential. Failures of
 // the endpoint are infrastructure (provider_error); a request the policy's own conversation made too
 // big is the policy's (agent_error).
+import { setTimeout as sleep } from "node:timers/promises";
 import { CategorizedError } from "../../errors.js";
 import type { ModelAccess } from "../types.js";
 
@@ -64,6 +65,31 @@ export async function askPolicy(
     throw new CategorizedError("provider_error", `bench-agent: ${message}`);
   }
   return readTurn(text, url);
+}
+
+const RETRIES = 4;
+const RETRY_BASE_MS = 250;
+
+/**
+ * askPolicy, retrying failures of the endpoint with backoff as real agent CLIs do: a call that
+ * fails once and then succeeds is not the end of the rollout (the gateway, which sees every call,
+ * ends it when the endpoint keeps failing).
+ */
+export async function askPolicyRetrying(
+  access: ModelAccess,
+  body: object,
+  signal: AbortSignal,
+): Promise<AssistantTurn> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await askPolicy(access, body, signal);
+    } catch (err) {
+      const endpoint = err instanceof CategorizedError && err.category === "provider_error";
+      if (!endpoint || attempt >= RETRIES || signal.aborted) throw err;
+      await sleep(RETRY_BASE_MS * 2 ** attempt, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) throw err;
+    }
+  }
 }
 
 function readTurn(text: string, url: string): AssistantTurn {

@@ -6,7 +6,8 @@ import type { ChatMessage, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
 
 export function anthropicToChat(request: JsonObject): JsonObject {
-  if (!Array.isArray(request.messages)) throw new GatewayError(400, "`messages` must be a list");
+  if (!Array.isArray(request.messages))
+    throw new GatewayError(400, "`messages` must be a list", null, "policy");
   const messages: ChatMessage[] = [];
   const system = textOf(request.system);
   if (system !== null && system !== "") messages.push({ role: "system", content: system });

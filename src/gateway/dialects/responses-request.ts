@@ -26,6 +26,9 @@ export function responsesToChat(request: JsonObject): JsonObject {
     throw new GatewayError(
       400,
       "previous_response_id is not supported: the gateway keeps no conversation state; send the whole input (store: false)",
+      null,
+      // The agent's configuration, not the policy's doing: no reward may come of it.
+      "gateway",
     );
   }
   const messages: ChatMessage[] = [];
@@ -34,7 +37,7 @@ export function responsesToChat(request: JsonObject): JsonObject {
   }
   if (typeof request.input === "string") messages.push({ role: "user", content: request.input });
   else if (Array.isArray(request.input)) addItems(messages, request.input);
-  else throw new GatewayError(400, "`input` must be a string or a list of items");
+  else throw new GatewayError(400, "`input` must be a string or a list of items", null, "policy");
 
   const chat: JsonObject = { model: request.model ?? null, messages: messages as unknown as Json };
   const tools = chatTools(request.tools);

@@ -1,0 +1,63 @@
+// The run's circuit breaker. One rollout ending provider_error is data about the endpoint, not the
+// policy; M of them in a row (no rollout with a successful model call between them) mean the
+// endpoint is down, and starting more trials would only make more unscored rollouts. A config_error
+// cannot pass by retrying at all. Either way the run starts no more trials, says once why, and
+// leaves the rest to a resume with the same --job-name.
+import type { JobSummary, TrialResult } from "../schemas/result.js";
+
+export type Stopped = NonNullable<JobSummary["stopped"]>;
+
+export class RunBreaker {
+  private streak = 0;
+  private reason: Stopped | null = null;
+  private readonly controller = new AbortController();
+
+  constructor(
+    /** Consecutive provider_error rollouts that stop the run. */
+    readonly limit: number,
+    private readonly endpoint: string | null,
+  ) {}
+
+  /** Aborted when the run must start no more trials. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get stopped(): Stopped | null {
+    return this.reason;
+  }
+
+  /** Hears every finished attempt, in the order they finish. */
+  note(result: TrialResult): void {
+    if (this.reason) return;
+    const category = result.error_category;
+    if (category === "config_error") {
+      this.trip("config_error", result.error ?? "the endpoint refused the configuration");
+      return;
+    }
+    if (category === "provider_error") {
+      this.streak++;
+      if (this.streak >= this.limit) {
+        const where = this.endpoint ? ` at ${this.endpoint}` : "";
+        this.trip(
+          "endpoint_failing",
+          `the policy endpoint${where} failed ${this.streak} rollouts in a row; the last: ${result.error ?? "?"}`,
+        );
+      }
+      return;
+    }
+    // Only a rollout that reached the endpoint and got an answer shows the endpoint is back.
+    const calls = numberOf(result.n_model_calls);
+    const failed = numberOf(result.n_failed_model_calls);
+    if (calls > failed) this.streak = 0;
+  }
+
+  private trip(reason: Stopped["reason"], message: string): void {
+    this.reason = { reason, message };
+    this.controller.abort(new Error(message));
+  }
+}
+
+function numberOf(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
