@@ -1,5 +1,7 @@
 // The oracle runs the task's reference solution, as upstream does: a correct task scores 1.0 on
 // its oracle run before any model sees it. A non-zero exit is only logged; the verifier decides.
+// A task without a solution is the task's failure (task_error), not the agent's: another attempt
+// would fail the same way, so it is never retried.
 import { CategorizedError } from "../errors.js";
 import type { Agent, AgentContext, AgentRunResult } from "./types.js";
 
@@ -12,9 +14,10 @@ export const oracleAgent: Agent = {
   async setup(ctx: AgentContext): Promise<void> {
     const { task } = ctx;
     if (!task.solutionDir || !task.solveScript) {
+      const script = task.layout === "native" ? "oracle/solve.sh" : "solution/solve.sh";
       throw new CategorizedError(
-        "agent_setup",
-        `task ${task.name} has no solution: add ${task.layout === "native" ? "oracle/solve.sh" : "solution/solve.sh"} to run -a oracle`,
+        "task_error",
+        `task ${task.name}: it has no solution, so -a oracle cannot run it — fix: add ${script} to ${task.dir}, or run another agent`,
       );
     }
     await ctx.sandbox.upload(task.solutionDir, task.solutionMount);

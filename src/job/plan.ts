@@ -11,7 +11,7 @@ import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
 import { taskDigest } from "../task/digest.js";
 import { discoverTasks } from "../task/discover.js";
-import { loadTask } from "../task/load.js";
+import { loadTasks } from "../task/load.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
@@ -34,6 +34,8 @@ export interface EvaluationSettings {
   sandbox?: SandboxChoice;
   /** Retries of an infrastructure failure. Default 2. */
   retryAttempts?: number;
+  /** provider_error rollouts in a row that stop the run (default max(3, concurrency)). */
+  failFastRollouts?: number;
   include?: string[];
   exclude?: string[];
   agentEnv?: Record<string, string>;
@@ -118,9 +120,9 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   }
   const tasksPath = path.resolve(s.tasks);
   const dirs = await discoverTasks(tasksPath, { include: s.include, exclude: s.exclude });
-  const tasks = await Promise.all(
-    dirs.map(async (dir) => ({ task: await loadTask(dir), digest: await taskDigest(dir) })),
-  );
+  // Every broken task is refused together, before anything runs or is written.
+  const loaded = await loadTasks(dirs);
+  const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
   if (backend.kind === "namespace") warnings.push(...runStepWarnings(tasks));

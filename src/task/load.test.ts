@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { UserInputError } from "../errors.js";
-import { loadTask } from "./load.js";
+import { loadTask, loadTasks } from "./load.js";
 import { MINIMAL_SPLIT_TASK, removeRoot, tempRoot, writeTask } from "./testing.js";
 
 const FIXTURES = path.resolve("test/fixtures/tasks");
@@ -304,5 +304,55 @@ describe("loadTask", () => {
       "RUN steps are valid; only the namespace plan warns",
     );
     assert.ok(task.warnings.some((w) => w.includes("contains symlinks") && w.includes("environment/link")));
+  });
+});
+
+describe("loadTasks", () => {
+  let root: string;
+  before(async () => {
+    root = await tempRoot();
+  });
+  after(() => removeRoot(root));
+
+  it("loads every task in the order given", async () => {
+    const b = await writeTask(root, "ok-b", MINIMAL_SPLIT_TASK);
+    const a = await writeTask(root, "ok-a", MINIMAL_SPLIT_TASK);
+    assert.deepEqual(
+      (await loadTasks([b, a])).map((t) => t.name),
+      ["ok-b", "ok-a"],
+    );
+  });
+
+  it("refuses once, naming every broken task and every problem, and not the good ones", async () => {
+    const good = await writeTask(root, "fine", MINIMAL_SPLIT_TASK);
+    const twice = await writeTask(root, "two-bad", {
+      ...MINIMAL_SPLIT_TASK,
+      "task.toml": '[agent]\ntimeout_sec = "x"\n[verifier]\ntimeout_sec = "y"\n',
+    });
+    const once = await writeTask(root, "one-bad", { ...MINIMAL_SPLIT_TASK, "task.toml": "[verifier\n" });
+    const err = await loadTasks([good, twice, once]).then(
+      () => assert.fail("broken tasks must be refused"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof UserInputError, String(err));
+    const [head, ...lines] = err.message.split("\n");
+    assert.match(head ?? "", /^2 of 3 task\(s\) cannot run \(3 problem\(s\)\); nothing was started/);
+    assert.equal(lines.length, 3, err.message);
+    assert.match(lines[0] ?? "", /^ {2}two-bad: problem: .*agent\.timeout_sec/);
+    assert.match(lines[1] ?? "", /^ {2}two-bad: problem: .*verifier\.timeout_sec/);
+    assert.match(lines[2] ?? "", /^ {2}one-bad: problem: .*task\.toml:\d+:\d+: malformed TOML/);
+    assert.doesNotMatch(err.message, /fine/);
+  });
+
+  it("keeps one broken task with one problem to the problem's own line", async () => {
+    const once = await writeTask(root, "just-one", { ...MINIMAL_SPLIT_TASK, "tests/test.sh": "" });
+    await fs.rm(path.join(once, "tests/test.sh"));
+    const err = await loadTasks([once]).then(
+      () => assert.fail("refused"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof UserInputError);
+    assert.match(err.message, /^\S*just-one\/tests\/test\.sh: missing; add the test script/);
+    assert.equal(err.message.split("\n").length, 1);
   });
 });

@@ -1,11 +1,15 @@
 // One image build through POST /build: the task's environment/ as a tar build context, the log kept
-// line by line, and a failure turned into one message that says what to fix.
+// line by line, and a failure turned into one message that says what to fix. A failure the task
+// causes (a RUN that exits non-zero, a FROM image that does not exist) is task_error and never
+// retried; an engine that stops answering, a build past its limit or a registry hiccup is
+// sandbox_setup, which the job retries.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CategorizedError } from "../../errors.js";
 import type { Task } from "../../task/types.js";
-import { readAll } from "./client.js";
+import { EngineError, readAll } from "./client.js";
 import type { Engine } from "./engine.js";
+import { imageFailureKind, isMachineFailure } from "./image-failure.js";
 import { entriesOf, type TarEntry, tarStream } from "./tar-write.js";
 
 export interface BuildRequest {
@@ -19,6 +23,11 @@ export interface BuildOutcome {
   ok: boolean;
   log: string;
   error: string | null;
+  /**
+   * The error is the engine not answering (unreachable, hung up mid-stream, past the time limit),
+   * not an answer from it: nothing about the task is known, so it is the machine's failure.
+   */
+  transport: boolean;
 }
 
 interface BuildMessage {
@@ -31,6 +40,7 @@ interface BuildMessage {
 
 const PULL_FAILURE =
   /initializing source|denied|manifest unknown|repository does not exist|failed to resolve|no such host|not found|unauthorized|connection refused|i\/o timeout/i;
+const STEP_FAILED = /non-zero code|exit status|exit code|while running/i;
 
 export async function runBuild(engine: Engine, request: BuildRequest): Promise<BuildOutcome> {
   const { task } = request;
@@ -62,11 +72,13 @@ export interface ContextBuildRequest {
 export async function runContextBuild(engine: Engine, request: ContextBuildRequest): Promise<BuildOutcome> {
   const lines: string[] = [];
   let error: string | null = null;
+  let transport = false;
   const note = (line: string) => {
     lines.push(line);
     request.onProgress?.(line);
   };
   const { timeoutSec } = request;
+  const limit = AbortSignal.timeout(timeoutSec * 1000);
   try {
     const res = await engine.client.call("POST", "/build", {
       query: {
@@ -79,7 +91,7 @@ export async function runContextBuild(engine: Engine, request: ContextBuildReque
       },
       body: tarStream(request.context),
       contentType: "application/x-tar",
-      signal: AbortSignal.timeout(timeoutSec * 1000),
+      signal: limit,
     });
     let pending = "";
     for await (const chunk of res) {
@@ -91,10 +103,17 @@ export async function runContextBuild(engine: Engine, request: ContextBuildReque
     error = handleLine(pending, note) ?? error;
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
-    error = /aborted|timeout/i.test(msg) ? `the build ran past build_timeout_sec (${timeoutSec}s)` : msg;
-    note(`ERROR: ${error}`);
+    // An error status is the engine's answer (e.g. Docker refusing a Dockerfile); anything else
+    // (the socket gone, the stream cut, our own time limit) says nothing about the task.
+    transport = !(err instanceof EngineError);
+    error = limit.aborted
+      ? `the build ran past build_timeout_sec (${timeoutSec}s); raise build_timeout_sec if it needs longer`
+      : transport
+        ? `the container engine stopped answering during the build (${msg})`
+        : msg;
+    note(`ERROR: ${error}\n`);
   }
-  return { ok: error === null, log: lines.join(""), error };
+  return { ok: error === null, log: lines.join(""), error, transport };
 }
 
 function handleLine(raw: string, note: (line: string) => void): string | null {
@@ -128,21 +147,33 @@ export async function buildFailure(
 ): Promise<CategorizedError> {
   const error = outcome.error ?? "unknown error";
   const base = task.dockerfile?.baseImage ?? null;
-  const stepFailed = /non-zero code|exit status|while running/i.test(error);
   const where = logFile ? ` (full log: ${logFile})` : "";
-  let message: string;
-  if (base && !stepFailed && PULL_FAILURE.test(error)) {
-    message =
-      `task ${task.name}: the base image ${base} (FROM in environment/Dockerfile) is not on this machine and could not be pulled: ` +
-      `${firstLine(error)}. Fix: pull or load ${base} into the engine (docker pull ${base}), or change FROM to an image you have` +
-      ` (scripts/setup-podman.sh makes debian:bookworm-slim without a registry)${where}`;
-  } else {
-    const line = await failingLine(task, error);
-    message =
-      `task ${task.name}: building its image failed: ${firstLine(error)}. Fix environment/Dockerfile${line}${where}; ` +
-      `last lines of the build log:\n${tailOf(outcome.log)}`;
+  if (outcome.transport) {
+    return new CategorizedError(
+      "sandbox_setup",
+      `task ${task.name}: building its image failed: ${firstLine(error)} (counted as the machine's failure, which --retry-attempts retries)${where}; ` +
+        `last lines of the build log:\n${tailOf(outcome.log)}`,
+    );
   }
-  return new CategorizedError("sandbox_setup", message);
+  const stepFailed = STEP_FAILED.test(error);
+  if (base && !stepFailed && PULL_FAILURE.test(error)) {
+    const missing = imageFailureKind(error) === "missing";
+    return new CategorizedError(
+      missing ? "task_error" : "sandbox_setup",
+      `task ${task.name}: the base image ${base} (FROM in environment/Dockerfile) is not on this machine and could not be pulled: ` +
+        `${firstLine(error)} — fix: pull or load ${base} into the engine (docker pull ${base}), or change FROM to an image you have` +
+        ` (scripts/setup-podman.sh makes debian:bookworm-slim without a registry)${where}`,
+    );
+  }
+  // A step that exits non-zero, an instruction the engine refuses: the same every time. Only the
+  // machine's own trouble outside a step (a full disk, a timeout) is worth another attempt.
+  const category = !stepFailed && isMachineFailure(error) ? "sandbox_setup" : "task_error";
+  const line = await failingLine(task, error);
+  return new CategorizedError(
+    category,
+    `task ${task.name}: building its image failed: ${firstLine(error)} — fix environment/Dockerfile${line}${where}; ` +
+      `last lines of the build log:\n${tailOf(outcome.log)}`,
+  );
 }
 
 /** " line N" of the instruction that failed, found by its text (Podman and Docker both quote it). */
@@ -164,12 +195,15 @@ function firstLine(text: string): string {
 export async function pullImage(engine: Engine, image: string): Promise<BuildOutcome> {
   const lines: string[] = [];
   let error: string | null = null;
+  let transport = false;
   try {
+    // Podman answers 200 and puts the registry's refusal in the body; Docker answers 404 or 500.
     const res = await engine.client.call("POST", "/images/create", { query: { fromImage: image } });
     const text = (await readAll(res)).toString("utf8");
     for (const part of text.split("\n")) error = handleLine(part, (l) => lines.push(l)) ?? error;
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
+    transport = !(err instanceof EngineError);
   }
-  return { ok: error === null, log: lines.join(""), error };
+  return { ok: error === null, log: lines.join(""), error, transport };
 }

@@ -1,6 +1,7 @@
 // Task images: one build per image even when many trials ask at once, a prebuilt image used as is,
 // and each kind of failure (Dockerfile error, missing base image, engine down) as ONE message that
-// says what to fix.
+// says what to fix. What the task causes is task_error (never retried); what the machine causes
+// (the engine down, or hanging up mid-build) is sandbox_setup (retried).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -33,11 +34,15 @@ after(async () => {
   for (const t of tasks) await removeTaskDir(t);
 });
 
-function failure(err: unknown): string {
-  assert.ok(err instanceof CategorizedError, `expected a CategorizedError, got ${String(err)}`);
-  assert.equal(err.category, "sandbox_setup");
-  return err.message;
+function failureOf(category: "task_error" | "sandbox_setup") {
+  return (err: unknown): string => {
+    assert.ok(err instanceof CategorizedError, `expected a CategorizedError, got ${String(err)}`);
+    assert.equal(err.category, category, err.message);
+    return err.message;
+  };
 }
+const taskFailure = failureOf("task_error");
+const failure = failureOf("sandbox_setup");
 
 describe("task images", () => {
   it("builds an image once when several trials want it at the same time", async (t) => {
@@ -77,7 +82,7 @@ describe("task images", () => {
     assert.deepEqual([result.image, result.built], ["debian:bookworm-slim", false]);
   });
 
-  it("fails a broken Dockerfile with the log's tail and the file to fix, and saves the log", async (t) => {
+  it("fails a RUN step that exits non-zero as the task's error, with the log's tail and the file to fix", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
     const broken = await task({
@@ -88,10 +93,10 @@ describe("task images", () => {
     const backend = new ContainerBackend({ buildLogDir: logDir });
     const message = await backend
       .create({ task: broken, jobName: "img", trialName: "broken__1", network: false })
-      .then(() => assert.fail("the build should fail"), failure);
+      .then(() => assert.fail("the build should fail"), taskFailure);
     assert.match(
       message,
-      /^task container-broken: building its image failed: .+\. Fix environment\/Dockerfile line 2 /,
+      /^task container-broken: building its image failed: .+ — fix environment\/Dockerfile line 2 /,
     );
     assert.match(message, /no-such-command-xyz: (command )?not found/);
     const logFile = path.join(logDir, "container-broken.log");
@@ -101,7 +106,7 @@ describe("task images", () => {
     await fs.rm(logDir, { recursive: true, force: true });
   });
 
-  it("names a missing base image and how to get it", async (t) => {
+  it("names a missing base image and how to get it, as the task's error", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
     const missing = await task({
@@ -110,7 +115,7 @@ describe("task images", () => {
     });
     const message = await buildTaskImage(missing, { engine }).then(
       () => assert.fail("the build should fail"),
-      failure,
+      taskFailure,
     );
     assert.match(
       message,
@@ -120,7 +125,7 @@ describe("task images", () => {
     assert.equal(message.split("\n").length, 1);
   });
 
-  it("names a missing prebuilt image and how to get it", async (t) => {
+  it("names a missing prebuilt image and how to get it, as the task's error", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
     const missing = await task({
@@ -130,12 +135,33 @@ describe("task images", () => {
         c.sandbox.dockerImage = "benchflow-test/no-such-prebuilt:2";
       },
     });
-    const message = await buildTaskImage(missing, { engine }).then(() => assert.fail("should fail"), failure);
+    const message = await buildTaskImage(missing, { engine }).then(
+      () => assert.fail("should fail"),
+      taskFailure,
+    );
     assert.match(
       message,
-      /the image benchflow-test\/no-such-prebuilt:2 \(\[sandbox\] docker_image\) is not on this machine/,
+      /^task container-noprebuilt: the image benchflow-test\/no-such-prebuilt:2 \(task\.toml \[environment\] docker_image\) is not on this machine/,
     );
-    assert.match(message, /Fix: pull or load benchflow-test\/no-such-prebuilt:2/);
+    assert.match(message, / — fix: pull or load benchflow-test\/no-such-prebuilt:2 into the engine/);
+  });
+
+  it("refuses a docker_image the engine cannot parse as the task's error", async (t) => {
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    const bad = await task({
+      name: "container-badname",
+      dockerfile: "FROM debian:bookworm-slim\n",
+      configure: (c) => {
+        c.sandbox.dockerImage = "Not An Image";
+      },
+    });
+    const message = await buildTaskImage(bad, { engine }).then(() => assert.fail("should fail"), taskFailure);
+    assert.match(
+      message,
+      /^task container-badname: task\.toml \[environment\] docker_image = "Not An Image" is not an image name/,
+    );
+    assert.match(message, /— fix: write it as name:tag/);
   });
 });
 

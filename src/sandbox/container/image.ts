@@ -10,6 +10,7 @@ import { writeFileAtomic } from "../../util/fs.js";
 import { buildFailure, pullImage, runBuild } from "./build.js";
 import { EngineError } from "./client.js";
 import { connectEngine, type Engine } from "./engine.js";
+import { imageFailureKind } from "./image-failure.js";
 import { Limiter } from "./limiter.js";
 
 export interface BuildTaskImageOptions {
@@ -94,18 +95,32 @@ async function buildOnce(
 }
 
 async function usePrebuilt(engine: Engine, task: Task, image: string, logFile?: string): Promise<TaskImage> {
-  if (await imageExists(engine, image))
-    return { image, built: false, log: `prebuilt image ${image} present\n` };
+  const field =
+    task.layout === "native" ? "task.md sandbox.docker_image" : "task.toml [environment] docker_image";
+  const present = await imageExists(engine, image).catch((err: unknown) => {
+    if (err instanceof EngineError && /invalid reference format/i.test(err.message)) {
+      throw new CategorizedError(
+        "task_error",
+        `task ${task.name}: ${field} = ${JSON.stringify(image)} is not an image name the engine accepts (${err.message}) — fix: write it as name:tag in lower case, e.g. debian:bookworm-slim`,
+      );
+    }
+    throw err;
+  });
+  if (present) return { image, built: false, log: `prebuilt image ${image} present\n` };
   const outcome = await pullImage(engine, image);
   if (logFile) await saveLog(logFile, outcome.log);
-  if (!outcome.ok || !(await imageExists(engine, image))) {
-    throw new CategorizedError(
-      "sandbox_setup",
-      `task ${task.name}: the image ${image} ([sandbox] docker_image) is not on this machine and could not be pulled: ` +
-        `${outcome.error ?? "not found after pull"}. Fix: pull or load ${image} into the engine, or remove docker_image to build environment/Dockerfile`,
-    );
-  }
-  return { image, built: false, log: outcome.log };
+  if (outcome.ok && (await imageExists(engine, image))) return { image, built: false, log: outcome.log };
+  // The registry saying the image is not there (or will not give it) repeats on every attempt: the
+  // task as written cannot run. An engine that did not answer, or a registry hiccup, may pass.
+  const error = outcome.error ?? "the engine reported no error but the image is not there after the pull";
+  const category =
+    !outcome.transport && imageFailureKind(error) === "missing" ? "task_error" : "sandbox_setup";
+  throw new CategorizedError(
+    category,
+    `task ${task.name}: the image ${image} (${field}) is not on this machine and could not be pulled: ` +
+      `${error.split("\n")[0]?.trim()} — fix: pull or load ${image} into the engine (docker pull ${image}), ` +
+      `correct docker_image, or remove it to build environment/Dockerfile`,
+  );
 }
 
 async function saveLog(file: string, log: string): Promise<void> {
