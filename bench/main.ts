@@ -3,6 +3,7 @@
 
 import { benchAgents } from "./agents.js";
 import { benchContainer } from "./container.js";
+import { benchEndpoint } from "./endpoint.js";
 import { benchGateway } from "./gateway.js";
 import { printRows } from "./report.js";
 import { benchRun } from "./run.js";
@@ -22,6 +23,10 @@ const sections: Record<string, { title: string; run: () => Promise<import("./rep
   gateway: {
     title: "the recording gateway vs calling the policy directly (issue: a model you serve)",
     run: benchGateway,
+  },
+  endpoint: {
+    title: "a failed endpoint is never a reward: endpoint down to provider_error (issue: failures)",
+    run: benchEndpoint,
   },
 };
 
