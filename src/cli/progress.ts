@@ -53,9 +53,6 @@ export function createProgress(
         else line(`${e.trialLabel} ${e.result.rollout_name} ${verdict} (${secs}s)`);
         break;
       }
-      case "stopped":
-        line(`stopping: ${e.stopped.message}; starting no more trials`);
-        break;
       case "job-end":
         if (tty && running === 0) stream.write("\r\x1b[2K");
         break;
