@@ -10,6 +10,7 @@ import { JobProcessGone, StreamTimeout } from "../train/errors.js";
 import { pyJson } from "../train/py-json.js";
 import type { RowMode } from "../train/rows.js";
 import { streamRollouts } from "../train/stream.js";
+import { endCounts, type StreamEnd } from "../train/stream-end.js";
 import { type RowFormat, validateFile } from "../train/validate.js";
 import { ExitCode } from "./errors.js";
 
@@ -46,6 +47,7 @@ async function action(name: string, fn: () => Promise<number>): Promise<void> {
     if ((err as NodeJS.ErrnoException).code === "EPIPE") return;
     process.stderr.write(`bench train ${name}: ${messageOf(err)}\n`);
     if (err instanceof UserInputError) code = 2;
+    // RunStopped (the run stopped starting trials) is a JobProcessGone: an infrastructure end, exit 1.
     else if (err instanceof JobProcessGone || err instanceof StreamTimeout) code = err.exitCode;
     else code = 1;
   }
@@ -132,6 +134,7 @@ export function registerTrainCommands(program: Command): Command {
         const onError = () => controller.abort();
         process.stdout.once("error", onError);
         let n = 0;
+        let end: StreamEnd | null = null;
         try {
           const records = streamRollouts(input, {
             follow: o.follow !== false,
@@ -142,6 +145,9 @@ export function registerTrainCommands(program: Command): Command {
             timeoutMs: timeout === undefined ? undefined : timeout * 1000,
             signal: controller.signal,
             onWarning: (m) => process.stderr.write(`bench train stream: warning: ${m}\n`),
+            onEnd: (e) => {
+              end = e;
+            },
           });
           for await (const r of records) {
             if (controller.signal.aborted) break;
@@ -150,7 +156,8 @@ export function registerTrainCommands(program: Command): Command {
           }
         } finally {
           process.stdout.off("error", onError);
-          process.stderr.write(`bench train stream: ${n} rollouts streamed\n`);
+          const counts = end ? `; ${endCounts(end)}` : "";
+          process.stderr.write(`bench train stream: ${n} rollouts streamed${counts}\n`);
         }
         return 0;
       }),

@@ -1,9 +1,20 @@
-// What a job folder already holds: for each task, its attempts, which one is final, and whether
-// that one still needs running (missing result, cut short, or interrupted).
+// What a job folder already holds, for resume: for each task, its attempts, which one is final,
+// and whether that one still needs running (missing result, cut short, or interrupted). The reading
+// and the final-attempt rule are src/jobs-dir's, the same as loadJob's and bench train's.
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
 import path from "node:path";
-import { ReplacedMarker, rolloutNameFor, TrialResult, taskNameFromRolloutDir } from "../schemas/result.js";
+import {
+  type AttemptFacts,
+  finalAttempt as finalOf,
+  olderFirst,
+  REPLACED,
+  type RolloutFolder,
+  readRolloutFolder,
+  rewardOf,
+  rolloutDirsIn,
+  rolloutNameFor,
+} from "../jobs-dir/index.js";
+import type { ReplacedMarker, TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 
 export type AttemptState = "finished" | "missing_result" | "truncated_result";
@@ -18,68 +29,70 @@ export interface Attempt {
   mtimeMs: number;
 }
 
-const ROLLOUT_DIR = /^(.+)__[0-9a-f]{8}$/;
+const STATE: Record<RolloutFolder["resultState"], AttemptState> = {
+  present: "finished",
+  missing: "missing_result",
+  truncated: "truncated_result",
+};
 
-export async function readAttempt(dir: string): Promise<Attempt> {
-  const name = path.basename(dir);
-  const [resultText, replacedText, stat] = await Promise.all([
-    fs.readFile(path.join(dir, "result.json"), "utf8").catch(() => null),
-    fs.readFile(path.join(dir, "replaced.json"), "utf8").catch(() => null),
-    fs.stat(dir),
-  ]);
-  let state: AttemptState = "missing_result";
-  let result: TrialResult | null = null;
-  if (resultText !== null) {
-    try {
-      result = TrialResult.parse(JSON.parse(resultText));
-      state = "finished";
-    } catch {
-      state = "truncated_result";
-    }
-  }
-  let replaced: ReplacedMarker | null = null;
-  if (replacedText !== null) {
-    try {
-      replaced = ReplacedMarker.parse(JSON.parse(replacedText));
-    } catch {
-      replaced = { replaced_by: "?", reason: "retried", at: "" };
-    }
-  }
-  const task = result?.task_name ?? taskNameFromRolloutDir(name);
-  return { dir, name, task, state, result, replaced, mtimeMs: stat.mtimeMs };
+export function attemptOf(r: RolloutFolder): Attempt {
+  const replaced: ReplacedMarker | null = r.replaced
+    ? {
+        replaced_by: r.replaced.replacedBy ?? "?",
+        reason: r.replaced.reason as ReplacedMarker["reason"],
+        at: r.replaced.at ?? "",
+      }
+    : null;
+  return {
+    dir: r.dir,
+    name: r.name,
+    task: r.task,
+    state: STATE[r.resultState],
+    result: r.result,
+    replaced,
+    mtimeMs: r.mtimeMs,
+  };
 }
 
-/** Every rollout folder of a job, grouped by task. */
+export async function readAttempt(dir: string): Promise<Attempt> {
+  return attemptOf(await readRolloutFolder(dir));
+}
+
+/** Every rollout folder of a job, grouped by task, oldest attempt first. */
 export async function scanAttempts(jobDir: string): Promise<Map<string, Attempt[]>> {
   const byTask = new Map<string, Attempt[]>();
-  let entries: string[];
-  try {
-    entries = await fs.readdir(jobDir);
-  } catch {
-    return byTask;
-  }
-  const attempts = await Promise.all(
-    entries
-      .filter((e) => ROLLOUT_DIR.test(e))
-      .map((e) => readAttempt(path.join(jobDir, e)).catch(() => null)),
-  );
-  for (const a of attempts) {
-    if (!a) continue;
+  for (const a of await Promise.all((await rolloutDirsIn(jobDir)).map(readAttempt))) {
     const list = byTask.get(a.task) ?? [];
     list.push(a);
     byTask.set(a.task, list);
   }
-  for (const list of byTask.values()) list.sort((x, y) => x.mtimeMs - y.mtimeMs);
+  for (const list of byTask.values()) list.sort((x, y) => olderFirst(factsOf(x), factsOf(y)));
   return byTask;
 }
 
-/** The attempt that stands for the task: not replaced; scored first, then newest (upstream's rule). */
+/** What the jobs-dir attempt rule reads, from an Attempt (a job folder holds one agent and model). */
+function factsOf(a: Attempt): AttemptFacts {
+  return {
+    dir: a.dir,
+    name: a.name,
+    task: a.task,
+    agent: null,
+    model: null,
+    replaced: a.replaced
+      ? { replacedBy: a.replaced.replaced_by, reason: a.replaced.reason, at: a.replaced.at }
+      : null,
+    reward: rewardOf(a.result),
+    attempt: typeof a.result?.attempt === "number" ? a.result.attempt : null,
+    startedAt: a.result?.started_at || null,
+    mtimeMs: a.mtimeMs,
+  };
+}
+
+/** The attempt that stands for the task, by the one rule in src/jobs-dir/attempts.ts. */
 export function finalAttempt(attempts: Attempt[]): Attempt | null {
-  const live = attempts.filter((a) => a.replaced === null);
-  if (live.length === 0) return null;
-  const scored = live.filter((a) => a.result?.rewards != null);
-  const pool = scored.length > 0 ? scored : live;
-  return pool[pool.length - 1] ?? null;
+  const facts = attempts.map(factsOf);
+  const final = finalOf(facts);
+  return final === null ? null : (attempts[facts.indexOf(final)] ?? null);
 }
 
 export function needsRun(final: Attempt | null): boolean {
@@ -92,7 +105,7 @@ export async function markReplaced(
   reason: ReplacedMarker["reason"],
 ): Promise<void> {
   const marker: ReplacedMarker = { replaced_by: by, reason, at: new Date().toISOString() };
-  await writeJsonAtomic(path.join(attempt.dir, "replaced.json"), marker, { durable: true });
+  await writeJsonAtomic(path.join(attempt.dir, REPLACED), marker, { durable: true });
 }
 
 export function newRolloutName(task: string): string {

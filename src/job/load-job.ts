@@ -1,13 +1,13 @@
 // Reading jobs back: a job folder, or a folder of jobs (such as <jobs-dir>/<agent> with its
 // trial-NN jobs). Replaced attempts are left out unless asked for; a trial whose result.json is
-// missing or cut short is still listed, because it still belongs to its group.
-import { promises as fs } from "node:fs";
+// missing or cut short is still listed, because it still belongs to its group. Which attempt is
+// final and what each rollout's outcome is come from src/jobs-dir, as for resume and bench train.
 import path from "node:path";
 import { UserInputError } from "../errors.js";
-import { outcomeOf, type ScoreOutcome, scoreOutcomeOf } from "../schemas/outcome.js";
+import { type JobFolder, type RolloutFolder, readJobs } from "../jobs-dir/index.js";
+import { AGENT_ERROR_CATEGORIES, type ScoreOutcome, VERIFIER_ERROR_CATEGORIES } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
-import { type Attempt, type AttemptState, finalAttempt, scanAttempts } from "./attempts.js";
-import { rewardOf } from "./summary.js";
+import { type AttemptState, attemptOf } from "./attempts.js";
 
 export interface LoadedTrial {
   taskName: string;
@@ -24,7 +24,9 @@ export interface LoadedTrial {
   rewards: TrialResult["rewards"];
   outcome: string | null;
   scoreOutcome: ScoreOutcome;
+  /** error_category, or agent_error when the result names an error but no category. */
   errorCategory: string | null;
+  /** verifier_error_category, or verifier_failure when the result names a verifier error but no category. */
   verifierErrorCategory: string | null;
   error: string | null;
   verifierError: string | null;
@@ -33,81 +35,84 @@ export interface LoadedTrial {
   result: TrialResult | null;
 }
 
+/** Final attempts only (what summary.json counts), plus the trials the run never started. */
+export interface JobCounts {
+  trials: number;
+  scored: number;
+  /** Final attempts with a result and no outcome category: they ended cleanly. */
+  clean: number;
+  /** Final attempts whose result.json is missing or cut short. */
+  noResult: number;
+  /** Final attempts per outcome category; every category of src/schemas/outcome.ts is present. */
+  outcomes: Record<string, number>;
+  /** Summed from each job's summary.json `not_started`. */
+  notStarted: number;
+}
+
 export interface LoadedJob {
   jobDirs: string[];
   trials: LoadedTrial[];
+  counts: JobCounts;
+  /** The jobs whose run stopped starting trials (summary.json `stopped`), with why. */
+  stopped: Array<{ jobDir: string; reason: string; message: string }>;
 }
 
-const MAX_DEPTH = 4;
-
-function isJobDir(entries: string[]): boolean {
-  return (
-    entries.includes("evaluation.json") ||
-    entries.includes("summary.json") ||
-    entries.some((e) => /__[0-9a-f]{8}$/.test(e))
-  );
-}
-
-async function findJobDirs(dir: string, depth: number): Promise<string[]> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
-  if (isJobDir(entries)) return [dir];
-  if (depth >= MAX_DEPTH) return [];
-  const nested = await Promise.all(entries.sort().map((e) => findJobDirs(path.join(dir, e), depth + 1)));
-  return nested.flat();
-}
-
-function toTrial(a: Attempt, jobDir: string, replaced: boolean): LoadedTrial {
-  const r = a.result;
-  const reward = r ? rewardOf(r) : null;
-  const errorCategory = r?.error_category ?? null;
-  const verifierErrorCategory = r?.verifier_error_category ?? null;
-  const trialDir = path.basename(path.dirname(jobDir));
+function toTrial(r: RolloutFolder, job: JobFolder, replaced: boolean): LoadedTrial {
+  const res = r.result;
+  const o = r.outcome;
   return {
-    taskName: a.task,
-    rolloutName: a.name,
-    path: a.dir,
-    jobName: path.basename(jobDir),
-    jobDir,
-    trial: /^trial-\d+$/.test(trialDir) ? trialDir : null,
-    status: a.state,
-    reward,
-    rewards: r?.rewards ?? null,
-    outcome: r ? (r.outcome ?? outcomeOf(errorCategory, verifierErrorCategory)) : null,
-    scoreOutcome: scoreOutcomeOf({
-      reward,
-      error_category: errorCategory ?? (r ? null : "infra_error"),
-      verifier_error_category: verifierErrorCategory,
-    }),
-    errorCategory,
-    verifierErrorCategory,
-    error: r?.error ?? null,
-    verifierError: r?.verifier_error ?? null,
-    attempt: r?.attempt ?? 1,
+    taskName: r.task,
+    rolloutName: r.name,
+    path: r.dir,
+    jobName: path.basename(job.dir),
+    jobDir: job.dir,
+    trial: job.trial,
+    status: attemptOf(r).state,
+    reward: o.reward,
+    rewards: res?.rewards ?? null,
+    outcome: o.outcome,
+    // No readable result: the run died mid-trial, which summary.json counts as errored.
+    scoreOutcome: o.scoreOutcome ?? "errored",
+    errorCategory: o.errorCategory,
+    verifierErrorCategory: o.verifierErrorCategory,
+    error: res?.error ?? null,
+    verifierError: res?.verifier_error ?? null,
+    attempt: r.attempt ?? 1,
     replaced,
-    result: r,
+    result: res,
   };
 }
 
+function emptyCounts(): JobCounts {
+  const outcomes: Record<string, number> = {};
+  for (const c of [...AGENT_ERROR_CATEGORIES, ...VERIFIER_ERROR_CATEGORIES]) outcomes[c] = 0;
+  return { trials: 0, scored: 0, clean: 0, noResult: 0, outcomes, notStarted: 0 };
+}
+
+function count(counts: JobCounts, t: LoadedTrial): void {
+  counts.trials++;
+  if (t.reward !== null) counts.scored++;
+  if (t.status !== "finished") counts.noResult++;
+  else if (t.outcome === null) counts.clean++;
+  else counts.outcomes[t.outcome] = (counts.outcomes[t.outcome] ?? 0) + 1;
+}
+
 export async function loadJob(dir: string, options: { attempts?: "final" | "all" } = {}): Promise<LoadedJob> {
-  const root = path.resolve(dir);
-  const stat = await fs.stat(root).catch(() => null);
-  if (!stat?.isDirectory()) throw new UserInputError(`job folder ${dir} does not exist`);
-  const jobDirs = await findJobDirs(root, 0);
+  const jobs = await readJobs(dir);
+  if (jobs === null) throw new UserInputError(`job folder ${dir} does not exist`);
   const trials: LoadedTrial[] = [];
-  for (const jobDir of jobDirs) {
-    const byTask = await scanAttempts(jobDir);
-    for (const attempts of byTask.values()) {
-      const final = finalAttempt(attempts);
-      for (const a of attempts) {
-        if (a === final) trials.push(toTrial(a, jobDir, false));
-        else if (options.attempts === "all") trials.push(toTrial(a, jobDir, true));
-      }
+  const counts = emptyCounts();
+  const stopped: LoadedJob["stopped"] = [];
+  for (const job of jobs) {
+    for (const r of job.rollouts) {
+      const replaced = job.superseded.has(r.dir);
+      if (replaced && options.attempts !== "all") continue;
+      const t = toTrial(r, job, replaced);
+      trials.push(t);
+      if (!replaced) count(counts, t);
     }
+    counts.notStarted += job.summary?.notStarted ?? 0;
+    if (job.summary?.stopped) stopped.push({ jobDir: job.dir, ...job.summary.stopped });
   }
-  return { jobDirs, trials };
+  return { jobDirs: jobs.map((j) => j.dir), trials, counts, stopped };
 }

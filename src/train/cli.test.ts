@@ -154,6 +154,37 @@ describe("bench train exit codes", () => {
     assert.match(r.stderr, /not all rows contain tool calls: 0 \/ 1/);
   });
 
+  it("1 when the run stopped starting trials; the end line counts what a trainer must not read as rewards", () => {
+    const stopped = { reason: "endpoint_failing", message: "http://127.0.0.1:9/v1 answered 500" };
+    writeJob({
+      dir: path.join(root, "halted", "trial-01", "j"),
+      rollouts: [
+        { task: "a", reward: null, error: "provider_error" },
+        { task: "b", reward: null, error: "task_error" },
+        { task: "c", reward: 1 },
+      ],
+      summary: { not_started: 2, stopped },
+    });
+    writeJob({
+      dir: path.join(root, "halted", "trial-02", "j"),
+      rollouts: [],
+      summary: { not_started: 3, stopped },
+    });
+    const r = bench("stream", "halted", "--poll-interval", "0.05");
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout.trim().split("\n").length, 3);
+    assert.match(
+      r.stderr,
+      /the run stopped starting trials \(endpoint_failing: http:\/\/127\.0\.0\.1:9\/v1 answered 500\)/,
+    );
+    assert.match(
+      r.stderr,
+      /bench train stream: 3 rollouts streamed; 1 provider_error, 0 config_error, 1 task_error, 5 not started\n/,
+    );
+    const once = bench("stream", "halted", "--no-follow");
+    assert.equal(once.code, 0, once.stderr);
+  });
+
   it("1 when the run's process is gone, 3 on --timeout", () => {
     const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
       encoding: "utf8",

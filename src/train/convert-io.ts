@@ -1,7 +1,7 @@
 // Reading a rollout's calls and writing rows: shared by the plain and the grouped conversion.
 import path from "node:path";
+import { TRAJECTORY } from "../jobs-dir/index.js";
 import type { ConvertStats } from "./convert-stats.js";
-import { TRAJECTORY } from "./discover.js";
 import { type Exchange, isSuccessful, readExchanges } from "./exchange.js";
 import type { RolloutFacts } from "./rollout.js";
 import type { RowWriter } from "./row-writer.js";

@@ -4,19 +4,20 @@
 // size of a group, not the number of rollouts.
 import path from "node:path";
 import { UserInputError } from "../errors.js";
+import { JOB_MARKERS, looksLikeRollout, TRAJECTORY } from "../jobs-dir/index.js";
+import { mapLimit } from "../jobs-dir/map-limit.js";
 import { NORMALISATIONS } from "./advantage.js";
 import { type ConvertGroup, writeGroup } from "./convert-group.js";
 import { emitRow, readCalls, type WriteContext } from "./convert-io.js";
 import { ConvertStats } from "./convert-stats.js";
 import type { ConvertOptions, ConvertResult, GroupTotals } from "./convert-types.js";
-import { LOCK, looksLikeRollout, PLAN, SUMMARY, TRAJECTORY } from "./discover.js";
 import { policyVersions, readExchanges } from "./exchange.js";
 import { groupKeyOf, parseGroupBy, policyVersionKey } from "./groups.js";
 import { ManifestSink } from "./manifest-writer.js";
 import { type JobInfo, type RolloutFacts, readRollout } from "./rollout.js";
 import { RowWriter } from "./row-writer.js";
 import { type RowMode, rowsOfRollout } from "./rows.js";
-import { type JobScan, mapLimit, type ScannedJob, scanJobs } from "./scan.js";
+import { type JobScan, type ScannedJob, scanJobs } from "./scan.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "./schema.js";
 import { ROW_FORMATS, type RowFormat } from "./validate.js";
 
@@ -51,7 +52,7 @@ async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void>
       `--manifest and --out are the same file (${opts.out}); give the manifest its own name.`,
     );
   }
-  const jobFiles = new Set(scan.jobs.flatMap((j) => [PLAN, SUMMARY, LOCK].map((f) => path.join(j.dir, f))));
+  const jobFiles = new Set(scan.jobs.flatMap((j) => JOB_MARKERS.map((f) => path.join(j.dir, f))));
   for (const [flag, file] of targets) {
     const abs = path.resolve(file);
     let clash = abs === scan.root || jobFiles.has(abs);

@@ -3,7 +3,7 @@ export { baselineOf, EPS, FORMULAS, NORMALISATIONS, type Normalisation } from ".
 export { convertLines, textLine } from "./console.js";
 export { convertJob } from "./convert.js";
 export type { ConvertOptions, ConvertResult, GroupTotals } from "./convert-types.js";
-export { JobProcessGone, StreamTimeout } from "./errors.js";
+export { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
 export type { GroupKey, MemberState, Settled } from "./groups.js";
 export { groupBlock, groupKeyOf, memberWithheld, parseGroupBy, settleGroup } from "./groups.js";
 export type { RolloutFacts } from "./rollout.js";
@@ -12,6 +12,7 @@ export * from "./schema.js";
 export * from "./schema-manifest.js";
 export * from "./schema-stream.js";
 export { type StreamOptions, streamRollouts } from "./stream.js";
+export type { StreamEnd } from "./stream-end.js";
 export { type TokenReport, tokenReport } from "./tokens.js";
 export {
   checkRow,

@@ -1,18 +1,18 @@
-// One pass over a jobs tree: every job (with its plan), every rollout's facts, and the replaced attempts.
+// One pass over a jobs tree: every job (with its plan), every rollout's facts, and the attempts that
+// are not final. Finding, reading and the attempt rule are src/jobs-dir's.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
-import { EvaluationPlan } from "../schemas/result.js";
-import { type Retried, retriedIn } from "./attempts.js";
-import { discoverJobs, jobIds, PLAN } from "./discover.js";
-import { isRecord } from "./jsonl.js";
+import { discoverJobs, jobIds, type Replaced, readPlan, supersededIn } from "../jobs-dir/index.js";
+import { mapLimit } from "../jobs-dir/map-limit.js";
 import { type JobInfo, type RolloutFacts, readRollout } from "./rollout.js";
 
 export interface ScannedJob {
   job: JobInfo;
   /** Every rollout folder of the job, replaced attempts included, sorted by path. */
   rollouts: RolloutFacts[];
-  retried: Map<string, Retried>;
+  /** The rollouts that are not final (a marker, or upstream's attempt rule), by dir. */
+  retried: Map<string, Replaced>;
 }
 
 export interface JobScan {
@@ -29,39 +29,7 @@ export interface Scan {
   jobs: JobInfo[];
   /** Every rollout folder found, replaced attempts included, sorted by relPath. */
   rollouts: RolloutFacts[];
-  retried: Map<string, Retried>;
-}
-
-export async function readPlan(jobDir: string): Promise<EvaluationPlan | null> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await fs.readFile(path.join(jobDir, PLAN), "utf8"));
-  } catch {
-    return null;
-  }
-  const parsed = EvaluationPlan.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  // A plan from another writer may lack fields we do not need; keep what names the policy.
-  if (!isRecord(raw)) return null;
-  return { tasks: [], ...raw } as unknown as EvaluationPlan;
-}
-
-/** Runs fn over items with at most `limit` in flight, keeping order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (t: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
+  retried: Map<string, Replaced>;
 }
 
 export async function assertFolder(input: string): Promise<string> {
@@ -91,7 +59,7 @@ export async function scanJobs(input: string): Promise<JobScan> {
       const rollouts = await mapLimit(j.rolloutDirs, 16, (dir) =>
         readRollout(dir, { job, root, displayRoot: input }),
       );
-      yield { job, rollouts, retried: retriedIn(rollouts, job.isEvaluation) };
+      yield { job, rollouts, retried: supersededIn(rollouts, job.isEvaluation) };
     }
   }
   return { root, displayRoot: input, jobs, eachJob };
@@ -101,7 +69,7 @@ export async function scanJobs(input: string): Promise<JobScan> {
 export async function scanRollouts(input: string): Promise<Scan> {
   const scan = await scanJobs(input);
   const rollouts: RolloutFacts[] = [];
-  const retried = new Map<string, Retried>();
+  const retried = new Map<string, Replaced>();
   for await (const j of scan.eachJob()) {
     rollouts.push(...j.rollouts);
     for (const [dir, r] of j.retried) retried.set(dir, r);

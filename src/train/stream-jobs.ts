@@ -1,13 +1,21 @@
 // The stream's view of the jobs under its path: which rollouts are still running, which just
 // finished, and when a retry-able failure is final. Folders that can still change are watched.
 import path from "node:path";
+import {
+  discoverJobs,
+  type JobState,
+  jobIds,
+  jobState,
+  type RunStop,
+  readPlan,
+  readSummary,
+  rolloutDirsIn,
+  type SummaryFacts,
+  supersededIn,
+} from "../jobs-dir/index.js";
 import { isRetryable } from "../schemas/outcome.js";
 import { exists } from "../util/fs.js";
-import { retriedIn } from "./attempts.js";
-import { discoverJobs, jobIds, rolloutDirsIn } from "./discover.js";
-import { type JobState, jobState } from "./job-state.js";
 import { type JobInfo, type RolloutFacts, readRollout } from "./rollout.js";
-import { readPlan } from "./scan.js";
 import type { ChangeWatcher } from "./watch.js";
 
 /** A rollout the stream can emit: final, possibly as a replaced attempt. */
@@ -21,6 +29,8 @@ interface TrackedJob {
   state: JobState;
   pending: Map<string, RolloutFacts | null>;
   done: Map<string, RolloutFacts>;
+  /** summary.json once the job finished: not_started, and whether the run stopped starting trials. */
+  summary: SummaryFacts | null;
 }
 
 // A result.json that does not parse may be mid-write by a writer that is not atomic: give it time.
@@ -49,12 +59,38 @@ export class JobTracker {
     return out;
   }
 
-  /** finished: every job finished; stopped: a job's process died and nothing runs; else running. */
-  verdict(): "running" | "finished" | "stopped" {
+  /**
+   * finished: every job finished; halted: the run stopped starting trials (a summary.json says
+   * `stopped`) and nothing runs, the jobs left waiting will never start; stopped: a job's process
+   * died and nothing runs; else running.
+   */
+  verdict(): "running" | "finished" | "halted" | "stopped" {
     const states = [...this.jobs.values()].map((j) => j.state);
-    if (states.length > 0 && states.every((s) => s === "finished")) return "finished";
+    const halted = this.stop() !== null;
+    if (states.length > 0 && states.every((s) => s === "finished")) return halted ? "halted" : "finished";
+    if (halted && !states.includes("running") && !states.includes("stopped")) return "halted";
     if (states.includes("stopped") && !states.includes("running")) return "stopped";
     return "running";
+  }
+
+  /** Why the run stopped starting trials, from the first job whose summary says so. */
+  stop(): RunStop | null {
+    for (const j of this.jobs.values()) if (j.summary?.stopped) return j.summary.stopped;
+    return null;
+  }
+
+  /**
+   * Planned trials the run never started: each finished job's `not_started`; once the run has
+   * stopped, a job still waiting for its turn (no summary written yet) will never start a task.
+   */
+  notStarted(): number {
+    const halted = this.stop() !== null;
+    let n = 0;
+    for (const j of this.jobs.values()) {
+      if (j.summary) n += j.summary.notStarted;
+      else if (halted && j.state === "waiting") n += j.info.plan?.tasks?.length ?? 0;
+    }
+    return n;
   }
 
   private async discover(): Promise<void> {
@@ -76,7 +112,7 @@ export class JobTracker {
         plan: f.isEvaluation ? await readPlan(f.dir) : null,
         isEvaluation: f.isEvaluation,
       };
-      const job: TrackedJob = { info, state: "waiting", pending: new Map(), done: new Map() };
+      const job: TrackedJob = { info, state: "waiting", pending: new Map(), done: new Map(), summary: null };
       this.jobs.set(f.dir, job);
       this.watcher.watch(f.dir);
       for (const dir of f.rolloutDirs) this.track(job, dir);
@@ -126,9 +162,7 @@ export class JobTracker {
    */
   private retryable(job: TrackedJob, f: RolloutFacts): boolean {
     const category = f.result?.errorCategory;
-    return (
-      (job.info.plan?.retry_attempts ?? 0) > 0 && isRetryable(category)
-    );
+    return (job.info.plan?.retry_attempts ?? 0) > 0 && isRetryable(category);
   }
 
   private async settleJob(
@@ -138,6 +172,7 @@ export class JobTracker {
   ): Promise<FinalRollout[]> {
     const started = job.info.isEvaluation && job.info.plan !== null && job.pending.size + job.done.size > 0;
     job.state = await jobState(job.info.dir, started);
+    if (job.state === "finished" && job.summary === null) job.summary = await readSummary(job.info.dir);
     const ended = job.state === "finished" || job.state === "stopped";
     const out: FinalRollout[] = [];
     const where = { job: job.info, root: this.root, displayRoot: this.displayRoot };
@@ -146,16 +181,16 @@ export class JobTracker {
         job.pending.set(dir, await readRollout(dir, where));
       }
     }
-    // At the end of a job (or of a single scan), upstream's attempt rule decides what a retry replaced.
+    // At the end of a job (or of a single scan), the attempt rule (src/jobs-dir) decides what a retry replaced.
     const retried =
       ended || finalScan
-        ? retriedIn(
+        ? supersededIn(
             [...job.done.values(), ...([...job.pending.values()] as RolloutFacts[])],
             job.info.isEvaluation,
           )
         : new Map();
     for (const f of [...job.pending.values()] as RolloutFacts[]) {
-      const marker = f.replaced ? { replacedBy: f.replaced.replaced_by } : retried.get(f.dir);
+      const marker = f.replaced ?? retried.get(f.dir);
       if (marker) this.finish(job, f, { replacedBy: marker.replacedBy }, out);
       else if (f.resultState === "present" && (ended || finalScan || !this.retryable(job, f)))
         this.finish(job, f, null, out);

@@ -1,7 +1,7 @@
 // One stream record (`benchflow.rollout-stream.v1`) from a finished rollout and its model calls.
 import path from "node:path";
+import { TRAJECTORY } from "../jobs-dir/index.js";
 import type { Normalisation } from "./advantage.js";
-import { TRAJECTORY } from "./discover.js";
 import { isSuccessful, policyVersions, readExchanges } from "./exchange.js";
 import type { GroupKey, MemberState, Settled } from "./groups.js";
 import type { RolloutFacts } from "./rollout.js";

@@ -4,12 +4,13 @@
 import path from "node:path";
 import { UserInputError } from "../errors.js";
 import { NORMALISATIONS, type Normalisation } from "./advantage.js";
-import { JobProcessGone, StreamTimeout } from "./errors.js";
+import { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
 import { groupKeyOf, parseGroupBy, policyVersionKey, settleGroup } from "./groups.js";
 import type { RolloutFacts } from "./rollout.js";
 import { assertFolder } from "./scan.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "./schema.js";
 import type { StreamRecord } from "./schema-stream.js";
+import { type StreamEnd, StreamTally } from "./stream-end.js";
 import { JobTracker } from "./stream-jobs.js";
 import { applyGroup, type FinishedRollout, finishRollout } from "./stream-record.js";
 import { ChangeWatcher } from "./watch.js";
@@ -24,6 +25,8 @@ export interface StreamOptions {
   groupAdvantage?: Normalisation;
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
+  /** Called once when the stream ends, however it ends: the counts of the end-of-stream line. */
+  onEnd?: (end: StreamEnd) => void;
 }
 
 class Grouper {
@@ -94,6 +97,7 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
   const watcher = new ChangeWatcher();
   const tracker = new JobTracker(path.resolve(input), input, watcher);
   const grouper = new Grouper(opts.groupSize, normalisation, warn);
+  const tally = new StreamTally();
   const keyOf = (f: RolloutFacts, versions: string[]) => groupKeyOf(f, by, policyVersionKey(f, versions));
   try {
     let lastPoll = Date.now();
@@ -102,7 +106,7 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
       for (const final of await tracker.refresh(dirty, !follow)) {
         if (final.facts.resultProblem)
           warn(`${path.join(final.facts.displayDir, "result.json")}: ${final.facts.resultProblem}`);
-        yield* grouper.add(await finishRollout(final.facts, keyOf, final.retried));
+        yield* tally.add(grouper.add(await finishRollout(final.facts, keyOf, final.retried)));
       }
       if (!follow || opts.signal?.aborted) break;
       const verdict = tracker.verdict();
@@ -112,15 +116,23 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
         continue;
       }
       if (verdict === "finished") break;
+      if (verdict === "halted") {
+        yield* tally.add(grouper.flush());
+        const stop = tracker.stop();
+        throw new RunStopped(
+          `${input}: the run stopped starting trials (${stop?.reason}: ${stop?.message}); ` +
+            `${tracker.notStarted()} planned trial(s) not started. Resume it with bench run --job-name once the cause is fixed.`,
+        );
+      }
       if (verdict === "stopped") {
-        yield* grouper.flush();
+        yield* tally.add(grouper.flush());
         throw new JobProcessGone(
           `${input}: the process running the job died before it finished (its .evaluation.lock names a dead pid).`,
         );
       }
       const now = Date.now();
       if (deadline !== null && now >= deadline) {
-        yield* grouper.flush();
+        yield* tally.add(grouper.flush());
         throw new StreamTimeout(`${input}: --timeout reached before every job finished.`);
       }
       await watcher.wait(
@@ -132,8 +144,9 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
       if (polled) lastPoll = Date.now();
       dirty = polled ? null : changed;
     }
-    yield* grouper.flush();
+    yield* tally.add(grouper.flush());
   } finally {
     watcher.close();
+    opts.onEnd?.(tally.end(tracker.notStarted(), tracker.stop()));
   }
 }

@@ -16,7 +16,11 @@ import {
 } from "./job-builder.js";
 
 /** `retryOf`: the hex of the attempt this one retries; it is marked replaced first, as bench run does. */
-type FakeJob = Omit<JobSpec, "rollouts"> & { rollouts: Array<RolloutSpec & { retryOf?: string }> };
+type FakeJob = Omit<JobSpec, "rollouts"> & {
+  rollouts: Array<RolloutSpec & { retryOf?: string }>;
+  /** The plan's tasks when they are not the rollouts' (a job the run will never start). */
+  plannedTasks?: string[];
+};
 
 interface FakeRun {
   jobs: FakeJob[];
@@ -32,7 +36,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 for (const job of spec.jobs)
   writePlan(
     { ...job, retryAttempts: spec.retryAttempts ?? 0 },
-    job.rollouts.map((r) => r.task ?? "demo-task"),
+    job.plannedTasks ?? job.rollouts.map((r) => r.task ?? "demo-task"),
   );
 let written = 0;
 for (const job of spec.jobs) {

@@ -15,6 +15,8 @@ export interface RolloutSpec {
   reward?: number | null;
   /** The agent-side error category, e.g. "timeout" (the verifier may still have scored). */
   error?: string | null;
+  /** An `error` text; without `error` the result names an error but no category (other writers do). */
+  errorMessage?: string;
   verifierError?: string | null;
   /** "missing": no result.json (run died); "truncated": a result.json cut short. */
   result?: "ok" | "missing" | "truncated";
@@ -41,6 +43,8 @@ export interface JobSpec {
   state?: "finished" | "running" | "planned" | "bare";
   lockPid?: number;
   retryAttempts?: number;
+  /** Fields of summary.json over the defaults, e.g. { not_started: 2, stopped: {...} }. */
+  summary?: Record<string, unknown>;
 }
 
 export interface BuiltRollout {
@@ -150,7 +154,7 @@ function resultOf(
     rewards: reward === null ? null : { reward },
     n_tool_calls: Math.max(0, calls - 1),
     n_prompts: 1,
-    error: error ? `agent failed: ${error}` : null,
+    error: r.errorMessage ?? (error ? `agent failed: ${error}` : null),
     error_category: error,
     verifier_error: verifierError ? `verifier failed: ${verifierError}` : null,
     verifier_error_category: verifierError,
@@ -183,7 +187,7 @@ export function writeJob(spec: JobSpec): BuiltRollout[] {
   return built;
 }
 
-export function writeSummary(dir: string, spec: Pick<JobSpec, "agent" | "model">): void {
+export function writeSummary(dir: string, spec: Pick<JobSpec, "agent" | "model" | "summary">): void {
   writeJson(path.join(dir, "summary.json"), {
     job_name: path.basename(dir),
     agent: spec.agent ?? "bench-agent",
@@ -203,6 +207,7 @@ export function writeSummary(dir: string, spec: Pick<JobSpec, "agent" | "model">
     elapsed_sec: 1,
     started_at: "2026-01-01T12:00:00.000Z",
     finished_at: "2026-01-01T12:02:00.000Z",
+    ...spec.summary,
   });
 }
 

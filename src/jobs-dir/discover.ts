@@ -1,24 +1,17 @@
-// Finding job folders and rollout folders under a path: a rollout folder, a job folder, or any folder
-// of jobs (the seed's agent folder holding trial-NN jobs). The train side only reads this tree.
+// Finding job folders and rollout folders under a path: a rollout folder, a job folder, or any
+// folder of jobs (the agent folder holding trial-NN jobs, a whole jobs directory, upstream's layout
+// with a summary copy above each job).
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { isRolloutName, JOB_MARKERS, REPLACED, RESULT, ROLLOUT_MARKERS, TRAJECTORY_DIR } from "./layout.js";
 
-export const RESULT = "result.json";
-export const PLAN = "evaluation.json";
-export const SUMMARY = "summary.json";
-export const LOCK = ".evaluation.lock";
-export const REPLACED = "replaced.json";
-export const TRAJECTORY = path.join("trajectory", "llm_trajectory.jsonl");
-
-const JOB_MARKERS = [PLAN, SUMMARY, LOCK];
-const ROLLOUT_MARKERS = [RESULT, "config.json", REPLACED, "trajectory"];
-const ROLLOUT_NAME = /__[0-9a-f]{8}$/;
 const MAX_DEPTH = 8;
 
 export interface FoundJob {
   dir: string;
-  /** A job folder of an evaluation (plan or summary): attempts of one task in it are retries. */
+  /** A job folder of an evaluation (plan, summary or lock): attempts of one task in it are retries. */
   isEvaluation: boolean;
+  /** Its rollout folders, sorted by path. */
   rolloutDirs: string[];
 }
 
@@ -33,11 +26,12 @@ async function entries(dir: string): Promise<Array<{ name: string; isDir: boolea
   }
 }
 
-const hasAny = (names: Set<string>, wanted: string[]) => wanted.some((w) => names.has(w));
+const hasAny = (names: Set<string>, wanted: readonly string[]) => wanted.some((w) => names.has(w));
+const namesIn = async (dir: string) => new Set((await entries(dir)).map((e) => e.name));
 
 export async function looksLikeRollout(dir: string, name: string): Promise<boolean> {
-  if (ROLLOUT_NAME.test(name)) return true;
-  const names = new Set((await entries(dir)).map((e) => e.name));
+  if (isRolloutName(name)) return true;
+  const names = await namesIn(dir);
   return !hasAny(names, JOB_MARKERS) && hasAny(names, ROLLOUT_MARKERS);
 }
 
@@ -53,8 +47,7 @@ export async function rolloutDirsIn(dir: string): Promise<string[]> {
 }
 
 export async function isJobFolder(dir: string): Promise<boolean> {
-  const names = new Set((await entries(dir)).map((e) => e.name));
-  return hasAny(names, JOB_MARKERS);
+  return hasAny(await namesIn(dir), JOB_MARKERS);
 }
 
 /**
@@ -62,8 +55,8 @@ export async function isJobFolder(dir: string): Promise<boolean> {
  * `visit` sees each folder above the jobs (the stream watches them for new jobs).
  */
 export async function discoverJobs(root: string, visit?: (dir: string) => void): Promise<FoundJob[]> {
-  const names = new Set((await entries(root)).map((e) => e.name));
-  if (!hasAny(names, JOB_MARKERS) && hasAny(names, [RESULT, REPLACED, "trajectory"])) {
+  const names = await namesIn(root);
+  if (!hasAny(names, JOB_MARKERS) && hasAny(names, [RESULT, REPLACED, TRAJECTORY_DIR])) {
     const parent = path.dirname(root);
     return [{ dir: parent, isEvaluation: await isJobFolder(parent), rolloutDirs: [root] }];
   }
@@ -85,8 +78,8 @@ async function walk(
     jobs.push({ dir, isEvaluation, rolloutDirs: rollouts });
     return;
   }
-  // A folder with job files but no rollouts is a planned job, unless jobs sit below it (upstream
-  // keeps a copy of the latest summary.json at the top of its jobs folder).
+  // A folder with job files but no rollouts is a planned job (or one the run never started),
+  // unless jobs sit below it (upstream keeps a copy of the latest summary.json above its jobs).
   const before = jobs.length;
   if (depth < MAX_DEPTH) {
     for (const e of list) {
@@ -99,7 +92,7 @@ async function walk(
   else visit?.(dir);
 }
 
-/** The `job` key: the folder's name, or its path below the jobs' common folder when names repeat. */
+/** A job's id: the folder's name, or its path below the jobs' common folder when names repeat. */
 export function jobIds(jobDirs: readonly string[]): Map<string, string> {
   const ids = new Map<string, string>();
   const names = jobDirs.map((d) => path.basename(d));

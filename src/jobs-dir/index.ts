@@ -1,0 +1,45 @@
+// The one reader of the jobs directory. The run side (resume, loadJob) and the train side (convert,
+// stream, validate's inputs) both read through it; later readers (other layouts, a viewer) extend it.
+//   layout      file names and folder patterns
+//   discover    job folders and rollout folders under a path
+//   rollout     one rollout folder: result, marker, trial key, attempt facts, outcome
+//   outcome     the outcome fields, derived one way
+//   attempts    the one final-attempt rule
+//   job-files   plan, summary (not_started, stopped), lock, job state
+//   read        a job folder read whole
+export {
+  type AttemptFacts,
+  compareAttempts,
+  finalAttempt,
+  olderFirst,
+  supersededIn,
+  trialKeyOf,
+} from "./attempts.js";
+export {
+  discoverJobs,
+  type FoundJob,
+  isJobFolder,
+  jobIds,
+  looksLikeRollout,
+  rolloutDirsIn,
+} from "./discover.js";
+export {
+  type JobState,
+  jobState,
+  type RunStop,
+  readLock,
+  readPlan,
+  readSummary,
+  type SummaryFacts,
+} from "./job-files.js";
+export * from "./layout.js";
+export { deriveOutcome, type RolloutOutcome, rewardOf } from "./outcome.js";
+export { finalRollouts, type JobFolder, readJobFolder, readJobs } from "./read.js";
+export {
+  type Replaced,
+  type ResultState,
+  type RolloutFolder,
+  readObject,
+  readResult,
+  readRolloutFolder,
+} from "./rollout.js";
