@@ -4,7 +4,7 @@
 // size of a group, not the number of rollouts.
 import path from "node:path";
 import { UserInputError } from "../errors.js";
-import { JOB_MARKERS, looksLikeRollout, TRAJECTORY } from "../jobs-dir/index.js";
+import { JOB_MARKERS, looksLikeRollout, RESULT, TRAJECTORY } from "../jobs-dir/index.js";
 import { mapLimit } from "../jobs-dir/map-limit.js";
 import { NORMALISATIONS } from "./advantage.js";
 import { type ConvertGroup, writeGroup } from "./convert-group.js";
@@ -86,7 +86,7 @@ function liveRollouts(j: ScannedJob, stats: ConvertStats, opts: ConvertOptions):
       });
       continue;
     }
-    if (r.resultProblem) opts.onWarning?.(`${path.join(r.displayDir, "result.json")}: ${r.resultProblem}`);
+    if (r.resultProblem) opts.onWarning?.(`${path.join(r.displayDir, RESULT)}: ${r.resultProblem}`);
     stats.rolloutsSeen++;
     live.push(r);
   }

@@ -2,6 +2,7 @@
 // (`rollout` mode) or every successful call (`exchange` mode); trl-sft keeps only the agent's own
 // calls. The group fields (outcome, in_baseline, advantage, group) are added by the caller.
 import path from "node:path";
+import { TRAJECTORY } from "../jobs-dir/index.js";
 import { conversationOf, requestModelOf } from "./dialects/index.js";
 import { callPurposeOf, type Exchange, isSuccessful, policyVersions } from "./exchange.js";
 import type { RolloutFacts } from "./rollout.js";
@@ -47,7 +48,7 @@ function common(facts: RolloutFacts) {
     reward: facts.reward,
     agent: facts.agent,
     model: facts.model,
-    source_path: path.join(facts.displayDir, "trajectory", "llm_trajectory.jsonl"),
+    source_path: path.join(facts.displayDir, TRAJECTORY),
     source_rollout_dir: facts.displayDir,
   };
 }

@@ -3,6 +3,7 @@
 // members and come out together with their advantages (the same rules as convert).
 import path from "node:path";
 import { UserInputError } from "../errors.js";
+import { RESULT } from "../jobs-dir/index.js";
 import { NORMALISATIONS, type Normalisation } from "./advantage.js";
 import { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
 import { groupKeyOf, parseGroupBy, policyVersionKey, settleGroup } from "./groups.js";
@@ -105,7 +106,7 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
     for (;;) {
       for (const final of await tracker.refresh(dirty, !follow)) {
         if (final.facts.resultProblem)
-          warn(`${path.join(final.facts.displayDir, "result.json")}: ${final.facts.resultProblem}`);
+          warn(`${path.join(final.facts.displayDir, RESULT)}: ${final.facts.resultProblem}`);
         yield* tally.add(grouper.add(await finishRollout(final.facts, keyOf, final.retried)));
       }
       if (!follow || opts.signal?.aborted) break;
