@@ -83,8 +83,24 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     std_ddof: 1,
     eps: 0.0001,
     withheld: s.withheld,
+    withheld_outcomes: withheldOutcomes(members, states, s.withheld),
     members: members.map((r, i) => memberEntry(r, i, states, s)),
   });
+}
+
+/** Why, in the outcome table's words: the categories of the members whose results withheld the group. */
+function withheldOutcomes(
+  members: RolloutFacts[],
+  states: MemberState[],
+  withheld: ReturnType<typeof settleGroup>["withheld"],
+): string[] {
+  if (!withheld) return [];
+  const out = new Set<string>();
+  members.forEach((r, i) => {
+    if (memberWithheld(states[i] as MemberState) === null) return;
+    out.add(r.outcome ?? (r.resultState === "present" ? "unscored" : `${r.resultState}_result`));
+  });
+  return [...out].sort();
 }
 
 function memberEntry(

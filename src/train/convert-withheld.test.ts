@@ -33,6 +33,7 @@ describe("a group is withheld whole when a member has no score or never reached 
     const { res, rows, group } = await convertOne(root);
     assert.equal(rows.length, 0);
     assert.equal(group.withheld, "unscored_member");
+    assert.deepEqual(group.withheld_outcomes, ["provider_error"], "the manifest names the failure");
     assert.deepEqual(
       group.members.map((m) => m.advantage),
       [null, null, null],

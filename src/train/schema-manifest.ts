@@ -53,6 +53,11 @@ export const ManifestGroup = z.object({
   std_ddof: z.number().int(),
   eps: z.number(),
   withheld: WithheldReason.nullable(),
+  withheld_outcomes: z
+    .array(z.string())
+    .describe(
+      "the outcome categories (provider_error, config_error, task_error, verifier_failure, ...) of the members that withheld the group; empty when it is not withheld",
+    ),
   members: z.array(GroupMember),
 });
 export type ManifestGroup = z.infer<typeof ManifestGroup>;
