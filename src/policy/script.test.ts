@@ -100,7 +100,7 @@ describe("chooseReply", () => {
   const user = (text: string) => ({ role: "user", content: text });
   const assistant = { role: "assistant", content: "x" };
 
-  it("picks the conversation by a substring of the first user message, else the default", () => {
+  it("picks the conversation by a substring of the opening user message, else the default", () => {
     assert.deepEqual(
       chooseReply(script, [{ role: "system", content: "half-life" }, user("Estimate the half-life")])?.reply,
       {
@@ -111,6 +111,24 @@ describe("chooseReply", () => {
       content: "done",
     });
     assert.deepEqual(chooseReply(script, [user("hello")])?.reply, { content: "d0" });
+  });
+
+  it("matches on every user message before the first assistant message, as Codex opens with two", () => {
+    const opening = [
+      { role: "system", content: "You are Codex." },
+      user("<environment_context>/app</environment_context>"),
+      { role: "user", content: [{ type: "text", text: "Estimate the half-life" }] },
+    ];
+    assert.deepEqual(chooseReply(script, opening)?.reply, { content: "h0" });
+    assert.deepEqual(chooseReply(script, [...opening, assistant, user("more")])?.reply, { content: "h1" });
+    // A later user message is not part of the opening: it neither selects nor changes the conversation.
+    const later = [user("hello"), assistant, user("half-life")];
+    assert.equal(chooseReply(script, later)?.turn, 1);
+    assert.deepEqual(chooseReply(script, later)?.reply, { content: "done" });
+    assert.equal(
+      chooseReply(script, later)?.conversationKey,
+      chooseReply(script, [user("hello")])?.conversationKey,
+    );
   });
 
   it('counts assistant messages as the turn and answers "done" past the end', () => {

@@ -85,10 +85,7 @@ export function chooseReply(
   messages: readonly unknown[],
   attempts?: AttemptCounter,
 ): ChosenReply | undefined {
-  const firstUser = messages.find((m) => (m as { role?: unknown } | null)?.role === "user") as
-    | { content?: unknown }
-    | undefined;
-  const text = contentText(firstUser?.content);
+  const text = openingText(messages);
   let index = script.conversations.findIndex((c) => c.match !== undefined && text.includes(c.match));
   if (index === -1) index = script.conversations.findIndex((c) => c.match === undefined);
   const conversation = script.conversations[index];
@@ -103,6 +100,21 @@ export function chooseReply(
     seen -= times;
   }
   return { reply: scripted.answer, answer: scripted.answer, turn, conversationKey };
+}
+
+/**
+ * The text a conversation is matched on: every user message before the first assistant message (the
+ * opening prompt), joined by newlines. Most agents open with one user message; Codex sends its
+ * environment context first and the task after it.
+ */
+export function openingText(messages: readonly unknown[]): string {
+  const texts: string[] = [];
+  for (const m of messages) {
+    const message = m as { role?: unknown; content?: unknown } | null;
+    if (message?.role === "assistant") break;
+    if (message?.role === "user") texts.push(contentText(message.content));
+  }
+  return texts.join("\n");
 }
 
 export async function loadPolicyScript(file: string): Promise<PolicyScript> {
@@ -135,7 +147,10 @@ export function validatePolicyScript(data: unknown, file = "policy script"): Pol
     const at = `conversations[${c}]`;
     if (!isRecord(conversation)) fail(at, "expected an object with replies");
     if (conversation.match !== undefined && typeof conversation.match !== "string") {
-      fail(`${at}.match`, "expected a string (a substring of the first user message), or leave it out");
+      fail(
+        `${at}.match`,
+        "expected a string (a substring of the user messages that open the conversation), or leave it out",
+      );
     }
     if (!Array.isArray(conversation.replies)) fail(`${at}.replies`, "expected a list of replies");
     for (const [r, reply] of (conversation.replies as unknown[]).entries()) {

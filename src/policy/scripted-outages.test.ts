@@ -111,7 +111,7 @@ describe("scripted outages: times", () => {
     assert.equal(second.choices[0]?.message.content, "second turn");
   });
 
-  it("counts each conversation (first user message) apart", async () => {
+  it("counts each conversation (its opening user messages) apart", async () => {
     // "flaky, again" matches the same scripted conversation with another first message: a fresh count.
     for (let i = 0; i < 2; i++) {
       await assert.rejects(client.chat.completions.create({ model: "x", messages: ask("flaky, again") }));

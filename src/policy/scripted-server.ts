@@ -21,6 +21,7 @@ import {
   type ChosenReply,
   chooseReply,
   isFailure,
+  openingText,
   type PolicyScript,
   type ScriptedTextReply,
 } from "./script.js";
@@ -238,11 +239,8 @@ function wireRequest(
 }
 
 function noConversationMessage(messages: unknown[]): string {
-  const first = messages.find((m) => (m as { role?: unknown })?.role === "user") as
-    | { content?: unknown }
-    | undefined;
-  const text = typeof first?.content === "string" ? first.content : JSON.stringify(first?.content ?? null);
-  return `no conversation in the policy script matches the first user message ${JSON.stringify(text.slice(0, 120))}, and the script has no default conversation (one without "match")`;
+  const text = openingText(messages);
+  return `no conversation in the policy script matches the opening user messages ${JSON.stringify(text.slice(0, 120))}, and the script has no default conversation (one without "match")`;
 }
 
 // A 200 whose body does not parse: cut-off JSON, or an SSE stream that breaks off without [DONE].
