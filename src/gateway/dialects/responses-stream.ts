@@ -71,7 +71,13 @@ export class ResponsesStream implements StreamTranslator {
   }
 
   fail(error: GatewayError, acc: ChatAccumulator): string {
-    let out = this.start(acc) + this.close();
+    // The item in progress is left incomplete, never "done": an agent keeps done items in its
+    // history, and a half answer from a failed call would then pass for the policy's turn.
+    let out = this.start(acc);
+    if (this.open) {
+      (this.state.output[this.open.index] as JsonObject).status = "incomplete";
+      this.open = null;
+    }
     this.state.status = "failed";
     this.state.error = { code: "server_error", message: error.message };
     this.final = responseObject(this.request, this.state);
