@@ -63,12 +63,9 @@ export async function makeSkeleton(
   tool: NamespaceTool,
 ): Promise<void> {
   const at = (p: string) => path.join(fsRoot, p);
+  // The fixed folders first: a system entry below one of them (a read-only path under /tmp) would
+  // otherwise race the plain mkdir of its parent and fail it with EEXIST.
   await Promise.all([
-    ...system.map((e) =>
-      e.symlinkTarget === null
-        ? fs.mkdir(at(e.path), { recursive: true })
-        : fs.symlink(e.symlinkTarget, at(e.path)),
-    ),
     fs.mkdir(at("proc")),
     fs.mkdir(at("dev")),
     fs.mkdir(at("run")),
@@ -77,6 +74,13 @@ export async function makeSkeleton(
     fs.mkdir(at("root"), { mode: 0o700 }),
     fs.mkdir(at("logs/verifier"), { recursive: true }),
   ]);
+  await Promise.all(
+    system.map((e) =>
+      e.symlinkTarget === null
+        ? fs.mkdir(at(e.path), { recursive: true })
+        : fs.symlink(e.symlinkTarget, at(e.path)),
+    ),
+  );
   // mkdir's mode passes through the umask; sticky world-writable folders need chmod.
   await Promise.all([fs.chmod(at("tmp"), 0o1777), fs.chmod(at("var/tmp"), 0o1777)]);
   if (tool === "unshare") await makeDevSkeleton(at("dev"));
