@@ -14,6 +14,7 @@ import {
   rolloutDirsIn,
   rolloutNameFor,
 } from "../jobs-dir/index.js";
+import { isRetryable } from "../schemas/outcome.js";
 import type { ReplacedMarker, TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 
@@ -95,8 +96,16 @@ export function finalAttempt(attempts: Attempt[]): Attempt | null {
   return final === null ? null : (attempts[facts.indexOf(final)] ?? null);
 }
 
+/**
+ * Whether resume runs the task again: nothing finished, or what finished was cut short by an
+ * interrupt or ended in an infrastructure failure that can pass (the endpoint that was down when the
+ * run stopped, a sandbox that did not start). Scored rollouts and the policy's, the task's and the
+ * user's failures stand.
+ */
 export function needsRun(final: Attempt | null): boolean {
-  return final === null || final.state !== "finished" || final.result?.error_category === "interrupted";
+  if (final === null || final.state !== "finished") return true;
+  const category = final.result?.error_category;
+  return category === "interrupted" || isRetryable(category);
 }
 
 export async function markReplaced(

@@ -112,9 +112,11 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
   let attempt = previous.length + 1;
   let replaces: string | null = null;
   let rolloutName = newRolloutName(jobTask.task.name);
-  // Attempts a killed or interrupted run left behind are replaced by this one, never counted twice.
+  // Attempts a killed or interrupted run left behind, or that failed on infrastructure, are replaced
+  // by this one, never counted twice.
   for (const old of previous) {
-    await markReplaced(old, rolloutName, "interrupted");
+    const finished = old.state === "finished" && old.result?.error_category !== "interrupted";
+    await markReplaced(old, rolloutName, finished ? "resumed" : "interrupted");
     replaces = old.name;
   }
   for (let retry = 0; ; retry++) {
