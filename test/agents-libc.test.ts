@@ -11,14 +11,14 @@ import { ensureBundle } from "../src/agents/cli/bundle.js";
 import { claudeCodeDef } from "../src/agents/cli/claude-code.js";
 import { imageFallbackFor } from "../src/agents/cli/image-install.js";
 import { loadPolicyScript } from "../src/policy/scripted-server.js";
+import type { Engine } from "../src/sandbox/container/engine/engine.js";
 import {
   type AgentBundleMount,
   derivedTag,
   type InstallChoice,
   resolveAgentImage,
-} from "../src/sandbox/container/agent-image.js";
-import type { Engine } from "../src/sandbox/container/engine.js";
-import { buildTaskImage } from "../src/sandbox/container/image.js";
+} from "../src/sandbox/container/image/agent-image.js";
+import { buildTaskImage } from "../src/sandbox/container/image/image.js";
 import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
 import { loadTask } from "../src/task/load.js";
 import { readJson, runAgent } from "./agents-helpers.js";

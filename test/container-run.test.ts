@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { listContainers } from "../src/sandbox/container/cleanup.js";
+import { listContainers } from "../src/sandbox/container/lifecycle/cleanup.js";
 import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
 import {
   bench,

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { TestContext } from "node:test";
 import type { Task, TaskConfig } from "../../task/types.js";
-import { connectEngine, type Engine } from "./engine.js";
+import { connectEngine, type Engine } from "./engine/engine.js";
 
 export const SKIP_ENV = "BENCHFLOW_SKIP_CONTAINER_TESTS";
 
