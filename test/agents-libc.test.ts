@@ -19,10 +19,10 @@ import {
   resolveAgentImage,
 } from "../src/sandbox/container/image/agent-image.js";
 import { buildTaskImage } from "../src/sandbox/container/image/image.js";
-import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
 import { loadTask } from "../src/task/load.js";
-import { readJson, runAgent } from "./agents-helpers.js";
-import { REPO, tempDir } from "./helpers/bench.js";
+import { readJson, runAgent } from "./testing/agents.js";
+import { REPO, tempDir } from "./testing/bench.js";
 
 const HOST_FILES = {
   busybox: "/bin/busybox",

@@ -12,7 +12,7 @@ import { CategorizedError } from "../../../errors.js";
 import type { Task } from "../../../task/types.js";
 import { EngineClient, parseEngineUrl } from "../engine/client.js";
 import type { Engine } from "../engine/engine.js";
-import { makeTask, removeTaskDir } from "../test-helpers.js";
+import { makeTask, removeTaskDir } from "../testing/kit.js";
 import { buildTaskImage } from "./image.js";
 import { imageFailureKind } from "./image-failure.js";
 

@@ -13,7 +13,7 @@ import type { Task } from "../../../task/types.js";
 import { ContainerBackend } from "../backend.js";
 import { EngineError } from "../engine/client.js";
 import { connectEngine, detectEngine, type Engine } from "../engine/engine.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "../test-helpers.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import { buildTaskImage, imageExists } from "./image.js";
 
 const tasks: Task[] = [];

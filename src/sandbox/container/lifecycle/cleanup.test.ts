@@ -8,7 +8,7 @@ import type { Task } from "../../../task/types.js";
 import { ContainerBackend } from "../backend.js";
 import type { Engine } from "../engine/engine.js";
 import { buildTaskImage } from "../image/image.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "../test-helpers.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import {
   LABEL,
   listContainers,

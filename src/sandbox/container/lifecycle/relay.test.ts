@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Task } from "../../../task/types.js";
 import { ContainerBackend } from "../backend.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "../test-helpers.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import { relayPrecheck } from "./network.js";
 import type { ContainerSandbox } from "./sandbox.js";
 
