@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { loadPolicyScript } from "../src/policy/scripted-server.js";
-import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
-import { acpEvents, CLI_AGENTS, llmCalls, readJson, runAgent } from "./agents-helpers.js";
-import { bench, EXAMPLES, REPO, useScratch } from "./helpers/bench.js";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { acpEvents, CLI_AGENTS, llmCalls, readJson, runAgent } from "./testing/agents.js";
+import { bench, EXAMPLES, REPO, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("agents-ct");
 

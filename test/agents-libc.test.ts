@@ -11,18 +11,18 @@ import { ensureBundle } from "../src/agents/cli/bundle.js";
 import { claudeCodeDef } from "../src/agents/cli/claude-code.js";
 import { imageFallbackFor } from "../src/agents/cli/image-install.js";
 import { loadPolicyScript } from "../src/policy/scripted-server.js";
+import type { Engine } from "../src/sandbox/container/engine/engine.js";
 import {
   type AgentBundleMount,
   derivedTag,
   type InstallChoice,
   resolveAgentImage,
-} from "../src/sandbox/container/agent-image.js";
-import type { Engine } from "../src/sandbox/container/engine.js";
-import { buildTaskImage } from "../src/sandbox/container/image.js";
-import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
+} from "../src/sandbox/container/image/agent-image.js";
+import { buildTaskImage } from "../src/sandbox/container/image/image.js";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
 import { loadTask } from "../src/task/load.js";
-import { readJson, runAgent } from "./agents-helpers.js";
-import { REPO, tempDir } from "./helpers/bench.js";
+import { readJson, runAgent } from "./testing/agents.js";
+import { REPO, tempDir } from "./testing/bench.js";
 
 const HOST_FILES = {
   busybox: "/bin/busybox",

@@ -20,8 +20,8 @@ import {
   scriptFor,
   shellCall,
   skillCall,
-} from "./agents-helpers.js";
-import { EXAMPLES, FIXTURES, useScratch } from "./helpers/bench.js";
+} from "./testing/agents.js";
+import { EXAMPLES, FIXTURES, useScratch } from "./testing/bench.js";
 
 const MARKER = "BENCHFLOW-SKILL-7f3a";
 const scratch = useScratch("agents-ns");

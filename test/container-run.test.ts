@@ -6,8 +6,8 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { listContainers } from "../src/sandbox/container/cleanup.js";
-import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
+import { listContainers } from "../src/sandbox/container/lifecycle/cleanup.js";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
 import {
   bench,
   EXAMPLES,
@@ -17,7 +17,7 @@ import {
   startBench,
   useScratch,
   waitUntil,
-} from "./helpers/bench.js";
+} from "./testing/bench.js";
 
 const CT = ["--sandbox", "container"];
 const scratch = useScratch("container-run");

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { REPO, tempDir } from "./helpers/bench.js";
+import { REPO, tempDir } from "./testing/bench.js";
 
 async function runnableBlocks(): Promise<{ file: string; code: string }[]> {
   const files = ["README.md", ...(await fs.readdir(path.join(REPO, "docs"))).map((f) => `docs/${f}`)];

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
-import { bench, useScratch } from "./helpers/bench.js";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { bench, useScratch } from "./testing/bench.js";
 import {
   AGENT_TIMEOUT_SEC,
   closedPort,
@@ -20,7 +20,7 @@ import {
   outageTasks,
   runOutage,
   solveReplies,
-} from "./helpers/outage.js";
+} from "./testing/outage.js";
 
 const scratch = useScratch("endpoint-failures");
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { bench, EXAMPLES, FIXTURES, rollouts, useScratch } from "./helpers/bench.js";
+import { bench, EXAMPLES, FIXTURES, rollouts, useScratch } from "./testing/bench.js";
 
 const NS = ["--sandbox", "namespace"];
 

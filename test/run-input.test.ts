@@ -17,7 +17,7 @@ import {
   tempDir,
   useScratch,
   waitUntil,
-} from "./helpers/bench.js";
+} from "./testing/bench.js";
 
 const NS = ["--sandbox", "namespace"];
 

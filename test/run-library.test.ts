@@ -12,7 +12,7 @@ import type { Agent } from "../src/agents/types.js";
 import { CategorizedError } from "../src/errors.js";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadJob } from "../src/job/load-job.js";
-import { EXAMPLES, REPO, useScratch } from "./helpers/bench.js";
+import { EXAMPLES, REPO, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("library");
 

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { engineOrSkip } from "../src/sandbox/container/test-helpers.js";
-import { type BenchRun, bench, EXAMPLES, rollouts, useScratch } from "./helpers/bench.js";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { type BenchRun, bench, EXAMPLES, rollouts, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("task-error");
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, useScratch } from "./helpers/bench.js";
+import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("train-e2e");
 

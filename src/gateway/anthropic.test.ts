@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { type Harness, type Loose, POLICY_MODEL, recorded, startHarness } from "./testing.js";
+import { type Harness, type Loose, POLICY_MODEL, recorded, startHarness } from "./testing/harness.js";
 
 const tools = [
   {

@@ -5,7 +5,13 @@ import { after, before, describe, it } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { detokenize, promptTokenIds } from "../policy/chat-template.js";
-import { type Harness, type HarnessGatewayOptions, type Loose, recorded, startHarness } from "./testing.js";
+import {
+  type Harness,
+  type HarnessGatewayOptions,
+  type Loose,
+  recorded,
+  startHarness,
+} from "./testing/harness.js";
 
 const script = {
   conversations: [

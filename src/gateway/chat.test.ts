@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import OpenAI from "openai";
-import { type Harness, type Loose, POLICY_MODEL, recorded, startHarness, UPSTREAM_KEY } from "./testing.js";
+import {
+  type Harness,
+  type Loose,
+  POLICY_MODEL,
+  recorded,
+  startHarness,
+  UPSTREAM_KEY,
+} from "./testing/harness.js";
 
 const bash = {
   type: "function" as const,

@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { startGateway } from "./index.js";
-import { type Harness, type Loose, recorded, startHarness, UPSTREAM_KEY } from "./testing.js";
+import { type Harness, type Loose, recorded, startHarness, UPSTREAM_KEY } from "./testing/harness.js";
 
 let h: Harness;
 

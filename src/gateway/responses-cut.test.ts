@@ -3,7 +3,7 @@
 // turn, and would then "recover" from an endpoint failure with words the policy never finished).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type Harness, recorded, startHarness } from "./testing.js";
+import { type Harness, recorded, startHarness } from "./testing/harness.js";
 
 let h: Harness;
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import OpenAI from "openai";
-import { type Harness, type Loose, POLICY_MODEL, recorded, startHarness } from "./testing.js";
+import { type Harness, type Loose, POLICY_MODEL, recorded, startHarness } from "./testing/harness.js";
 
 const shell = {
   type: "function" as const,

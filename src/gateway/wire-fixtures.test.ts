@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type Harness, type Loose, recorded, startHarness } from "./testing.js";
+import { type Harness, type Loose, recorded, startHarness } from "./testing/harness.js";
 import {
   assertAnthropicFlow,
   assertCovers,
@@ -15,7 +15,7 @@ import {
   type SseEvent,
   sseFixture,
   WIRE_DIR,
-} from "./testing-wire.js";
+} from "./testing/wire.js";
 
 const weatherCall = { name: "get_weather", arguments: { location: "San Francisco, CA", unit: "celsius" } };
 let h: Harness;

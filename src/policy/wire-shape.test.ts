@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
-import { type ShapeOptions, shapeMismatches } from "./wire-shape.js";
+import { type ShapeOptions, shapeMismatches } from "./testing/wire-shape.js";
 
 type Wire = any;
 

@@ -3,10 +3,10 @@
 // a trial would get that far.
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { readAll } from "./container/client.js";
-import { connectEngine, type Engine } from "./container/engine.js";
-import { imageExists } from "./container/image.js";
-import { relayPrecheck } from "./container/network.js";
+import { readAll } from "./container/engine/client.js";
+import { connectEngine, type Engine } from "./container/engine/engine.js";
+import { imageExists } from "./container/image/image.js";
+import { relayPrecheck } from "./container/lifecycle/network.js";
 import { createNamespaceBackend } from "./namespace/index.js";
 
 export interface DoctorCheck {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { checkTask } from "./check.js";
-import { MINIMAL_SPLIT_TASK, removeRoot, tempRoot, writeTask } from "./testing.js";
+import { MINIMAL_SPLIT_TASK, removeRoot, tempRoot, writeTask } from "./testing/task-dir.js";
 
 describe("checkTask", () => {
   let root: string;

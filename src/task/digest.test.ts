@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { listTaskFiles, taskDigest } from "./digest.js";
-import { removeRoot, tempRoot, writeTask } from "./testing.js";
+import { removeRoot, tempRoot, writeTask } from "./testing/task-dir.js";
 
 // Upstream's definition, written out in Python (hashlib) as an independent implementation.
 const PYTHON_DIGEST = `

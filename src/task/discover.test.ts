@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { UserInputError } from "../errors.js";
 import { discoverTasks } from "./discover.js";
 import { globToRegExp } from "./glob.js";
-import { MINIMAL_SPLIT_TASK, removeRoot, tempRoot, writeTask } from "./testing.js";
+import { MINIMAL_SPLIT_TASK, removeRoot, tempRoot, writeTask } from "./testing/task-dir.js";
 
 describe("globToRegExp", () => {
   it("supports *, ?, [abc], [!abc] and escapes the rest", () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parseDockerfile, readDockerfile } from "./dockerfile.js";
-import { removeRoot, tempRoot, writeTask } from "./testing.js";
+import { removeRoot, tempRoot, writeTask } from "./testing/task-dir.js";
 
 // biome-ignore-start lint/suspicious/noTemplateCurlyInString: these are Dockerfile variables, not JavaScript ones
 const SUBSTITUTION_DOCKERFILE = [

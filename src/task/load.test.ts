@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { UserInputError } from "../errors.js";
 import { loadTask, loadTasks } from "./load.js";
-import { MINIMAL_SPLIT_TASK, removeRoot, tempRoot, writeTask } from "./testing.js";
+import { MINIMAL_SPLIT_TASK, removeRoot, tempRoot, writeTask } from "./testing/task-dir.js";
 
 const FIXTURES = path.resolve("test/fixtures/tasks");
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CategorizedError } from "../../errors.js";
-import { type Harness, type Loose, recorded, startHarness } from "../../gateway/testing.js";
+import { type Harness, type Loose, recorded, startHarness } from "../../gateway/testing/harness.js";
 import type { ExecOptions, ExecResult, Sandbox } from "../../sandbox/types.js";
 import type { Task } from "../../task/types.js";
 import type { AgentContext, TrajectoryEvent } from "../types.js";
@@ -210,7 +210,7 @@ describe("bench-agent", () => {
 async function makeSandbox(dir: string): Promise<{ sandbox: Sandbox; task: Task }> {
   try {
     const { createNamespaceBackend } = await import("../../sandbox/namespace/backend.js");
-    const { makeSpec, makeTask } = await import("../../sandbox/namespace/testkit.js");
+    const { makeSpec, makeTask } = await import("../../sandbox/namespace/testing/kit.js");
     const backend = createNamespaceBackend();
     const task = makeTask({ dir });
     if ((await backend.unavailableReason()) === null)

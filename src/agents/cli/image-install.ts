@@ -2,7 +2,7 @@
 // (a musl image), the backend asks for the agent's musl build, installed once on the host into its
 // own bundle (<name>@<version>-musl) laid out like the glibc one, so the launch path is unchanged.
 import path from "node:path";
-import type { AgentImageFallback, InstallChoice } from "../../sandbox/container/agent-image.js";
+import type { AgentImageFallback, InstallChoice } from "../../sandbox/container/index.js";
 import type { CliAgentDef, TrialState } from "./agent.js";
 import { agentCacheDir, type BundleSpec, ensureBundle } from "./bundle.js";
 

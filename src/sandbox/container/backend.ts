@@ -5,14 +5,14 @@ import path from "node:path";
 import { CategorizedError, messageOf } from "../../errors.js";
 import { workspaceOf } from "../../task/types.js";
 import type { SandboxBackend, SandboxSpec } from "../types.js";
-import { type AgentBundleMount, resolveAgentImage } from "./agent-image.js";
-import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./cleanup.js";
-import { connectEngine, type Engine } from "./engine.js";
-import { buildTaskImage } from "./image.js";
-import { planNetwork } from "./network.js";
-import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./relay.js";
-import { ContainerSandbox } from "./sandbox.js";
-import { awaitSetup, entrypoint } from "./setup.js";
+import { connectEngine, type Engine } from "./engine/engine.js";
+import { type AgentBundleMount, resolveAgentImage } from "./image/agent-image.js";
+import { buildTaskImage } from "./image/image.js";
+import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./lifecycle/cleanup.js";
+import { planNetwork } from "./lifecycle/network.js";
+import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./lifecycle/relay.js";
+import { ContainerSandbox } from "./lifecycle/sandbox.js";
+import { awaitSetup, entrypoint } from "./lifecycle/setup.js";
 
 export interface ContainerSandboxSpec extends SandboxSpec {
   /** One server on the host the sandbox may reach (the model gateway); its URL goes in BENCHFLOW_GATEWAY_URL. */

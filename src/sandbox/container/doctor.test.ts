@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { formatDoctor, runDoctor } from "../doctor.js";
-import { engineOrSkip } from "./test-helpers.js";
+import { engineOrSkip } from "./testing/kit.js";
 
 async function withDockerHost<T>(value: string, work: () => Promise<T>): Promise<T> {
   const before = process.env.DOCKER_HOST;

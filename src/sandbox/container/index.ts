@@ -1,26 +1,34 @@
-// The container sandbox's public surface.
+// The container sandbox's public surface. Inside, three folders:
+//   engine/     the Docker Engine API itself: HTTP over the socket, engine discovery, tar, exec
+//   image/      task images and derived agent images: build, inspect/pull, failure classification
+//   lifecycle/  one container's life: create/start/stop, cleanup and reaping, relay, network, the Sandbox
+// image/ and lifecycle/ build on engine/, never the reverse; image/ takes only the owner labels from
+// lifecycle/cleanup.ts, so a probe container it starts is reaped like any other. backend.ts wires
+// them into the SandboxBackend. The rest of the library imports from this file; only the doctor (and
+// tests, benchmarks) reach inside, to probe the parts one by one.
+
+export { ContainerBackend, type ContainerBackendOptions, type ContainerSandboxSpec } from "./backend.js";
+export { connectEngine, DEFAULT_SOCKETS, detectEngine, type Engine } from "./engine/engine.js";
 export {
   type AgentBundleMount,
   type AgentImageFallback,
   type AgentInstallPath,
   derivedTag,
   type InstallChoice,
-} from "./agent-image.js";
-export { ContainerBackend, type ContainerBackendOptions, type ContainerSandboxSpec } from "./backend.js";
-export {
-  currentRunId,
-  installInterruptCleanup,
-  LABEL,
-  reapOrphans,
-  removeContainersOfRun,
-} from "./cleanup.js";
-export { connectEngine, DEFAULT_SOCKETS, detectEngine, type Engine } from "./engine.js";
+} from "./image/agent-image.js";
 export {
   type BuildTaskImageOptions,
   buildTaskImage,
   imageTagOf,
   setBuildConcurrency,
   type TaskImage,
-} from "./image.js";
-export type { HostService } from "./relay.js";
-export { ContainerSandbox } from "./sandbox.js";
+} from "./image/image.js";
+export {
+  currentRunId,
+  installInterruptCleanup,
+  LABEL,
+  reapOrphans,
+  removeContainersOfRun,
+} from "./lifecycle/cleanup.js";
+export type { HostService } from "./lifecycle/relay.js";
+export { ContainerSandbox } from "./lifecycle/sandbox.js";

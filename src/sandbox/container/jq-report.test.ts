@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url";
 import { loadTask } from "../../task/load.js";
 import type { Task } from "../../task/types.js";
 import { ContainerBackend } from "./backend.js";
-import type { ContainerSandbox } from "./sandbox.js";
-import { engineOrSkip } from "./test-helpers.js";
+import type { ContainerSandbox } from "./lifecycle/sandbox.js";
+import { engineOrSkip } from "./testing/kit.js";
 
 const TASK_DIR = fileURLToPath(new URL("../../../examples/tasks/jq-report", import.meta.url));
 let task: Task;

@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createNamespaceBackend } from "./backend.js";
 import type { NamespaceSandbox } from "./sandbox.js";
-import { hostPidsWith, makeSpec, makeTask, sleepMarker, tempDir, waitForHostProcess } from "./testkit.js";
+import { hostPidsWith, makeSpec, makeTask, sleepMarker, tempDir, waitForHostProcess } from "./testing/kit.js";
 
 const hostRoot = process.getuid?.() === 0;
 

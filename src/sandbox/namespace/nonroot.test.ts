@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
-import { tempDir } from "./testkit.js";
+import { tempDir } from "./testing/kit.js";
 
 const run = promisify(execFile);
 const hostRoot = process.getuid?.() === 0;

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createNamespaceBackend } from "./backend.js";
 import type { NamespaceSandbox } from "./sandbox.js";
-import { makeSpec, makeTask, tempDir } from "./testkit.js";
+import { makeSpec, makeTask, tempDir } from "./testing/kit.js";
 
 const hostRoot = process.getuid?.() === 0;
 

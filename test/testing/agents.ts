@@ -2,15 +2,15 @@
 // serves a script, runs an Evaluation and returns what it wrote.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { Evaluation, type EvaluationResult } from "../src/job/evaluation.js";
-import type { EvaluationSettings } from "../src/job/plan.js";
+import { Evaluation, type EvaluationResult } from "../../src/job/evaluation.js";
+import type { EvaluationSettings } from "../../src/job/plan.js";
 import {
   type PolicyScript,
   type RecordedRequest,
   type ScriptedReply,
   startScriptedPolicy,
-} from "../src/policy/scripted-server.js";
-import { rollouts } from "./helpers/bench.js";
+} from "../../src/policy/scripted-server.js";
+import { rollouts } from "./bench.js";
 
 export const CLI_AGENTS = ["claude-code", "codex", "opencode"] as const;
 export type CliAgent = (typeof CLI_AGENTS)[number];

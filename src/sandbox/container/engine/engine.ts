@@ -1,6 +1,6 @@
 // Finding the container engine: DOCKER_HOST when set, else the usual Docker and Podman sockets.
 // One connection per address is kept for the whole process.
-import { CategorizedError } from "../../errors.js";
+import { CategorizedError } from "../../../errors.js";
 import { type EngineAddress, EngineClient, EngineUnreachableError, parseEngineUrl } from "./client.js";
 
 export const DEFAULT_SOCKETS = ["/var/run/docker.sock", "/run/podman/podman.sock"];

@@ -3,7 +3,7 @@
 // strict. Where the relay cannot run, the engine's own host access is used and the record says
 // plainly that the sandbox can then reach more than the gateway.
 import { existsSync } from "node:fs";
-import type { Engine } from "./engine.js";
+import type { Engine } from "../engine/engine.js";
 import type { HostService } from "./relay.js";
 
 export interface NetworkPlan {

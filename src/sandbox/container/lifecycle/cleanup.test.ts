@@ -4,8 +4,11 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import { after, before, describe, it, type TestContext } from "node:test";
-import type { Task } from "../../task/types.js";
-import { ContainerBackend } from "./backend.js";
+import type { Task } from "../../../task/types.js";
+import { ContainerBackend } from "../backend.js";
+import type { Engine } from "../engine/engine.js";
+import { buildTaskImage } from "../image/image.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import {
   LABEL,
   listContainers,
@@ -14,9 +17,6 @@ import {
   removeContainer,
   removeContainersOfRun,
 } from "./cleanup.js";
-import type { Engine } from "./engine.js";
-import { buildTaskImage } from "./image.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "./test-helpers.js";
 
 let task: Task;
 let engine: Engine | null = null;

@@ -7,9 +7,9 @@ import {
   type PolicyScript,
   type ScriptedPolicyOptions,
   startScriptedPolicy,
-} from "../policy/scripted-server.js";
-import { startGateway } from "./index.js";
-import type { Gateway, GatewayOptions, JsonObject } from "./types.js";
+} from "../../policy/scripted-server.js";
+import { startGateway } from "../index.js";
+import type { Gateway, GatewayOptions, JsonObject } from "../types.js";
 
 export const UPSTREAM_KEY = "sk-upstream-SECRET-0123456789abcdef";
 export const POLICY_MODEL = "Qwen/Qwen3-8B";

@@ -3,9 +3,9 @@
 // as root (and says so).
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import type { Task } from "../../task/types.js";
-import { ContainerBackend } from "./backend.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "./test-helpers.js";
+import type { Task } from "../../../task/types.js";
+import { ContainerBackend } from "../backend.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 
 const tasks: Task[] = [];
 

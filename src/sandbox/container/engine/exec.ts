@@ -3,8 +3,8 @@
 // carries a marker (readable by root even when the exec runs as the agent, unlike its environment),
 // and a root exec kills every process in that session or below the leader.
 import { randomBytes } from "node:crypto";
-import { Tail } from "../../util/tail.js";
-import type { ExecResult } from "../types.js";
+import { Tail } from "../../../util/tail.js";
+import type { ExecResult } from "../../types.js";
 import { EngineError, readAll } from "./client.js";
 import type { Engine } from "./engine.js";
 

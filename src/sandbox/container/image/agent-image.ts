@@ -5,15 +5,15 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { CategorizedError, messageOf } from "../../errors.js";
-import { readJsonIfExists, writeFileAtomic, writeJsonAtomic } from "../../util/fs.js";
-import type { ReadOnlyMount } from "../types.js";
+import { CategorizedError, messageOf } from "../../../errors.js";
+import { readJsonIfExists, writeFileAtomic, writeJsonAtomic } from "../../../util/fs.js";
+import type { ReadOnlyMount } from "../../types.js";
+import { readAll } from "../engine/client.js";
+import type { Engine } from "../engine/engine.js";
+import { entriesOf } from "../engine/tar-write.js";
+import { ownerLabels } from "../lifecycle/cleanup.js";
 import { runContextBuild } from "./build.js";
-import { ownerLabels } from "./cleanup.js";
-import { readAll } from "./client.js";
-import type { Engine } from "./engine.js";
 import { imageExists } from "./image.js";
-import { entriesOf } from "./tar-write.js";
 
 export type AgentInstallPath = "bundle-mount" | "image-install";
 export type Libc = "glibc" | "musl" | "unknown";

@@ -5,8 +5,8 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { EngineError } from "./client.js";
-import { connectEngine, type Engine } from "./engine.js";
+import { EngineError } from "../engine/client.js";
+import { connectEngine, type Engine } from "../engine/engine.js";
 import { RELAY_DIR } from "./relay.js";
 
 export const LABEL = {

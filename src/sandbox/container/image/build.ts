@@ -5,12 +5,12 @@
 // sandbox_setup, which the job retries.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { CategorizedError } from "../../errors.js";
-import type { Task } from "../../task/types.js";
-import { EngineError, readAll } from "./client.js";
-import type { Engine } from "./engine.js";
+import { CategorizedError } from "../../../errors.js";
+import type { Task } from "../../../task/types.js";
+import { EngineError, readAll } from "../engine/client.js";
+import type { Engine } from "../engine/engine.js";
+import { entriesOf, type TarEntry, tarStream } from "../engine/tar-write.js";
 import { imageFailureKind, isMachineFailure } from "./image-failure.js";
-import { entriesOf, type TarEntry, tarStream } from "./tar-write.js";
 
 export interface BuildRequest {
   task: Task;

@@ -5,9 +5,9 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Task } from "../../task/types.js";
+import type { Task } from "../../../task/types.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import { LABEL, listContainers, reapOrphans } from "./cleanup.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "./test-helpers.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/child-run.ts", import.meta.url));
 let task: Task;

@@ -7,7 +7,7 @@ import path from "node:path";
 // biome-ignore lint/suspicious/noExplicitAny: documents of any shape
 type Doc = any;
 
-export const WIRE_DIR = path.resolve(import.meta.dirname, "../../test/fixtures/wire");
+export const WIRE_DIR = path.resolve(import.meta.dirname, "../../../test/fixtures/wire");
 
 export function fixture(file: string): Doc {
   return JSON.parse(readFileSync(path.join(WIRE_DIR, file), "utf8"));

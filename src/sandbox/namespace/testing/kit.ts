@@ -3,8 +3,8 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { DockerfileSpec, Task } from "../../task/types.js";
-import type { SandboxSpec } from "../types.js";
+import type { DockerfileSpec, Task } from "../../../task/types.js";
+import type { SandboxSpec } from "../../types.js";
 
 export interface TaskShape {
   dir: string;

@@ -4,11 +4,11 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import type { Task } from "../../task/types.js";
-import { ContainerBackend } from "./backend.js";
+import type { Task } from "../../../task/types.js";
+import { ContainerBackend } from "../backend.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import { relayPrecheck } from "./network.js";
 import type { ContainerSandbox } from "./sandbox.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "./test-helpers.js";
 
 let task: Task;
 const servers: http.Server[] = [];

@@ -3,13 +3,13 @@
 // requests for the same image wait on the one build in flight.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { CategorizedError } from "../../errors.js";
-import { taskDigest } from "../../task/digest.js";
-import type { Task } from "../../task/types.js";
-import { writeFileAtomic } from "../../util/fs.js";
+import { CategorizedError } from "../../../errors.js";
+import { taskDigest } from "../../../task/digest.js";
+import type { Task } from "../../../task/types.js";
+import { writeFileAtomic } from "../../../util/fs.js";
+import { EngineError } from "../engine/client.js";
+import { connectEngine, type Engine } from "../engine/engine.js";
 import { buildFailure, pullImage, runBuild } from "./build.js";
-import { EngineError } from "./client.js";
-import { connectEngine, type Engine } from "./engine.js";
 import { imageFailureKind } from "./image-failure.js";
 import { Limiter } from "./limiter.js";
 

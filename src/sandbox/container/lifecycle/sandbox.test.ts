@@ -5,13 +5,13 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it, type TestContext } from "node:test";
-import type { Task } from "../../task/types.js";
-import { ContainerBackend } from "./backend.js";
+import type { Task } from "../../../task/types.js";
+import { ContainerBackend } from "../backend.js";
+import type { Engine } from "../engine/engine.js";
+import { buildTaskImage } from "../image/image.js";
+import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import { LABEL, listContainers } from "./cleanup.js";
-import type { Engine } from "./engine.js";
-import { buildTaskImage } from "./image.js";
 import type { ContainerSandbox } from "./sandbox.js";
-import { engineOrSkip, makeTask, removeTaskDir } from "./test-helpers.js";
 
 const JOB = `ctest-${process.pid}`;
 let task: Task;

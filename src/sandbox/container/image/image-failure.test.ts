@@ -8,13 +8,13 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { CategorizedError } from "../../errors.js";
-import type { Task } from "../../task/types.js";
-import { EngineClient, parseEngineUrl } from "./client.js";
-import type { Engine } from "./engine.js";
+import { CategorizedError } from "../../../errors.js";
+import type { Task } from "../../../task/types.js";
+import { EngineClient, parseEngineUrl } from "../engine/client.js";
+import type { Engine } from "../engine/engine.js";
+import { makeTask, removeTaskDir } from "../testing/kit.js";
 import { buildTaskImage } from "./image.js";
 import { imageFailureKind } from "./image-failure.js";
-import { makeTask, removeTaskDir } from "./test-helpers.js";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

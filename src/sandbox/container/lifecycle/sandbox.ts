@@ -2,14 +2,14 @@
 // endpoints; commands through exec; stop() removes the container and everything in it.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { ExecOptions, ExecResult, Sandbox } from "../types.js";
+import type { ExecOptions, ExecResult, Sandbox } from "../../types.js";
+import { EngineError } from "../engine/client.js";
+import type { Engine } from "../engine/engine.js";
+import { execInContainer, execQuiet } from "../engine/exec.js";
+import { extractTo } from "../engine/tar-read.js";
+import { entriesOf, tarStream } from "../engine/tar-write.js";
 import { removeContainer } from "./cleanup.js";
-import { EngineError } from "./client.js";
-import type { Engine } from "./engine.js";
-import { execInContainer, execQuiet } from "./exec.js";
 import type { Relay } from "./relay.js";
-import { extractTo } from "./tar-read.js";
-import { entriesOf, tarStream } from "./tar-write.js";
 
 export interface ContainerSandboxInit {
   engine: Engine;

@@ -3,8 +3,8 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestContext } from "node:test";
-import type { Task, TaskConfig } from "../../task/types.js";
-import { connectEngine, type Engine } from "./engine.js";
+import type { Task, TaskConfig } from "../../../task/types.js";
+import { connectEngine, type Engine } from "../engine/engine.js";
 
 export const SKIP_ENV = "BENCHFLOW_SKIP_CONTAINER_TESTS";
 
