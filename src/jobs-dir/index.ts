@@ -7,6 +7,7 @@
 //   attempts    the one final-attempt rule
 //   job-files   plan, summary (not_started, stopped), lock, job state
 //   read        a job folder read whole
+//   exchange    one recorded model call: a line of trajectory/llm_trajectory.jsonl, read through guards
 export {
   type AttemptFacts,
   compareAttempts,
@@ -23,6 +24,21 @@ export {
   looksLikeRollout,
   rolloutDirsIn,
 } from "./discover.js";
+export {
+  callPurposeOf,
+  type Exchange,
+  isSuccessful,
+  policyVersionOf,
+  policyVersions,
+  readExchanges,
+  requestBody,
+  responseBody,
+  statusOf,
+  toExchange,
+  tokenCaptureOf,
+  type Wire,
+  wireOf,
+} from "./exchange.js";
 export {
   type JobState,
   jobState,

@@ -1,5 +1,5 @@
 // The console lines of `bench train`, word for word as the seed prints them.
-import type { ConvertResult } from "./convert-types.js";
+import type { ConvertResult } from "./convert/types.js";
 import type { StreamRecord } from "./schema-stream.js";
 
 export function convertLines(res: ConvertResult, out: string): string[] {

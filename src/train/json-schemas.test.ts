@@ -4,11 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { renderSchemas, SCHEMAS_DIR } from "../../scripts/gen-schemas.js";
-import { convertJob } from "./convert.js";
+import { convertJob } from "./convert/convert.js";
 import { GroupBlock, PrimeSftRow, TokensRow, TrlSftRow } from "./schema.js";
 import { Manifest } from "./schema-manifest.js";
 import { StreamRecord } from "./schema-stream.js";
-import { streamRollouts } from "./stream.js";
+import { streamRollouts } from "./stream/stream.js";
 import { writeGroup } from "./testing/job-builder.js";
 
 describe("schemas/*.json", () => {

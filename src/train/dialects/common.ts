@@ -1,5 +1,5 @@
 // Shared pieces for turning any dialect into OpenAI chat messages: text joining, tool calls, tool defs.
-import { isRecord } from "../jsonl.js";
+import { isRecord } from "../../util/jsonl.js";
 import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
 
 export type Obj = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // OpenAI chat completions: already the row shape; only content, tool calls and tool defs are tidied.
-import { isRecord } from "../jsonl.js";
+import { isRecord } from "../../util/jsonl.js";
 import type { ChatMessage, ToolDef } from "../schema.js";
 import {
   arrayOf,

@@ -1,6 +1,6 @@
 // OpenAI Responses: input items (messages, function calls and their outputs) become chat messages;
 // consecutive calls join one assistant turn; reasoning items are dropped.
-import { isRecord } from "../jsonl.js";
+import { isRecord } from "../../util/jsonl.js";
 import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
 import { arrayOf, type Conversation, contentOf, type Obj, toolCall, toolDef } from "./common.js";
 

@@ -1,8 +1,8 @@
 // `bench train validate`: every row checked before a trainer sees it.
 import { promises as fs } from "node:fs";
-import { UserInputError } from "../errors.js";
-import { isRecord } from "./jsonl.js";
-import { checkMessages, declaredToolNames } from "./validate-messages.js";
+import { UserInputError } from "../../errors.js";
+import { isRecord } from "../../util/jsonl.js";
+import { checkMessages, declaredToolNames } from "./messages.js";
 
 export type RowFormat = "prime-sft" | "trl-sft" | "tokens";
 export const ROW_FORMATS: readonly RowFormat[] = ["prime-sft", "trl-sft", "tokens"];

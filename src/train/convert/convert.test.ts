@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { UserInputError } from "../errors.js";
+import { UserInputError } from "../../errors.js";
+import type { PrimeSftRow } from "../schema.js";
+import { writeGroup } from "../testing/job-builder.js";
+import { tmp } from "../testing/tmp.js";
+import { validateFile } from "../validate/validate.js";
 import { convertJob } from "./convert.js";
-import type { PrimeSftRow } from "./schema.js";
-import { writeGroup } from "./testing/job-builder.js";
-import { tmp } from "./testing/tmp.js";
-import { validateFile } from "./validate.js";
 
 function readRows(file: string): PrimeSftRow[] {
   return fs

@@ -2,9 +2,9 @@
 // (final attempts only: a replaced attempt counts in no group), the planned trials the run never
 // started, and why it stopped starting them.
 
-import type { RunStop } from "../jobs-dir/index.js";
-import { AGENT_ERROR_CATEGORIES, VERIFIER_ERROR_CATEGORIES } from "../schemas/outcome.js";
-import type { StreamRecord } from "./schema-stream.js";
+import type { RunStop } from "../../jobs-dir/index.js";
+import { AGENT_ERROR_CATEGORIES, VERIFIER_ERROR_CATEGORIES } from "../../schemas/outcome.js";
+import type { StreamRecord } from "../schema-stream.js";
 
 export interface StreamEnd {
   /** Records streamed, replaced attempts included. */

@@ -1,7 +1,7 @@
 // One recorded model call (a line of llm_trajectory.jsonl, upstream's LLMExchange shape). Bodies are
 // the agent's own dialect, so they are read through small guards rather than one strict schema.
 import { UserInputError } from "../errors.js";
-import { isRecord, readJsonLines } from "./jsonl.js";
+import { isRecord, readJsonLines } from "../util/jsonl.js";
 
 export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages";
 type Obj = Record<string, unknown>;

@@ -1,14 +1,14 @@
 // One group of a conversion: read its members' calls, settle the seed's rules, then write its rows
 // with their advantages, or none when the group is withheld.
 
-import { emitRow, readCalls, type WriteContext } from "./convert-io.js";
-import type { GroupTotals } from "./convert-types.js";
-import { groupBlock, type MemberState, memberWithheld, settleGroup } from "./groups.js";
-import type { RolloutFacts } from "./rollout.js";
+import { groupBlock, type MemberState, memberWithheld, settleGroup } from "../groups/groups.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import type { GroupByKey } from "../schema.js";
+import type { GroupMember } from "../schema-manifest.js";
+import { emitRow, readCalls, type WriteContext } from "./io.js";
 import type { RowsOutcome } from "./rows.js";
 import { rowsOfRollout } from "./rows.js";
-import type { GroupByKey } from "./schema.js";
-import type { GroupMember } from "./schema-manifest.js";
+import type { GroupTotals } from "./types.js";
 
 export interface ConvertGroup {
   key: Record<string, string | null>;

@@ -2,14 +2,14 @@
 // (`rollout` mode) or every successful call (`exchange` mode); trl-sft keeps only the agent's own
 // calls. The group fields (outcome, in_baseline, advantage, group) are added by the caller.
 import path from "node:path";
-import { TRAJECTORY } from "../jobs-dir/index.js";
-import { conversationOf, requestModelOf } from "./dialects/index.js";
-import { callPurposeOf, type Exchange, isSuccessful, policyVersions } from "./exchange.js";
-import type { RolloutFacts } from "./rollout.js";
-import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "./schema.js";
-import type { SkipReason } from "./schema-manifest.js";
-import { tokenReport } from "./tokens.js";
-import { checkRow, type RowFormat } from "./validate.js";
+import { callPurposeOf, type Exchange, isSuccessful, policyVersions } from "../../jobs-dir/exchange.js";
+import { TRAJECTORY } from "../../jobs-dir/index.js";
+import { conversationOf, requestModelOf } from "../dialects/index.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../schema.js";
+import type { SkipReason } from "../schema-manifest.js";
+import { tokenReport } from "../tokens/tokens.js";
+import { checkRow, type RowFormat } from "../validate/validate.js";
 
 export type RowMode = "rollout" | "exchange";
 export type BaseRow =

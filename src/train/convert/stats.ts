@@ -1,10 +1,11 @@
 // Counters for one conversion and the manifest they become.
-import type { GroupTotals } from "./convert-types.js";
+
+import type { Manifest, RetriedAttempt, SkipReason } from "../schema-manifest.js";
+import { SKIP_REASONS } from "../schema-manifest.js";
+import type { RowFormat } from "../validate/validate.js";
 import type { ManifestSink } from "./manifest-writer.js";
 import type { RowMode } from "./rows.js";
-import type { Manifest, RetriedAttempt, SkipReason } from "./schema-manifest.js";
-import { SKIP_REASONS } from "./schema-manifest.js";
-import type { RowFormat } from "./validate.js";
+import type { GroupTotals } from "./types.js";
 
 export class ConvertStats {
   rolloutsSeen = 0;

@@ -3,25 +3,25 @@
 // group by group (a group's rows wait until its withholding rules are settled). Memory follows the
 // size of a group, not the number of rollouts.
 import path from "node:path";
-import { UserInputError } from "../errors.js";
-import { JOB_MARKERS, looksLikeRollout, RESULT, TRAJECTORY } from "../jobs-dir/index.js";
-import { mapLimit } from "../jobs-dir/map-limit.js";
-import { NORMALISATIONS } from "./advantage.js";
-import { type ConvertGroup, writeGroup } from "./convert-group.js";
-import { emitRow, readCalls, type WriteContext } from "./convert-io.js";
-import { ConvertStats } from "./convert-stats.js";
-import type { ConvertOptions, ConvertResult, GroupTotals } from "./convert-types.js";
-import { policyVersions, readExchanges } from "./exchange.js";
-import { groupKeyOf, parseGroupBy, policyVersionKey } from "./groups.js";
+import { UserInputError } from "../../errors.js";
+import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
+import { JOB_MARKERS, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
+import { mapLimit } from "../../jobs-dir/map-limit.js";
+import { NORMALISATIONS } from "../groups/advantage.js";
+import { groupKeyOf, parseGroupBy, policyVersionKey } from "../groups/groups.js";
+import { type JobInfo, type RolloutFacts, readRollout } from "../rollouts/facts.js";
+import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
+import { DEFAULT_GROUP_BY, type GroupByKey } from "../schema.js";
+import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
+import { type ConvertGroup, writeGroup } from "./group.js";
+import { emitRow, readCalls, type WriteContext } from "./io.js";
 import { ManifestSink } from "./manifest-writer.js";
-import { type JobInfo, type RolloutFacts, readRollout } from "./rollout.js";
 import { RowWriter } from "./row-writer.js";
 import { type RowMode, rowsOfRollout } from "./rows.js";
-import { type JobScan, type ScannedJob, scanJobs } from "./scan.js";
-import { DEFAULT_GROUP_BY, type GroupByKey } from "./schema.js";
-import { ROW_FORMATS, type RowFormat } from "./validate.js";
+import { ConvertStats } from "./stats.js";
+import type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
 
-export type { ConvertOptions, ConvertResult, GroupTotals } from "./convert-types.js";
+export type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
 
 function assertOptions(opts: ConvertOptions): { format: RowFormat; rowMode: RowMode } {
   const format = opts.format ?? "prime-sft";

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import type { ManifestGroup } from "../schema-manifest.js";
+import { writeGroup, writeJob } from "../testing/job-builder.js";
+import { tmp } from "../testing/tmp.js";
 import { convertJob } from "./convert.js";
-import type { ManifestGroup } from "./schema-manifest.js";
-import { writeGroup, writeJob } from "./testing/job-builder.js";
-import { tmp } from "./testing/tmp.js";
 
 /** Converts with grpo by task,agent,model and returns the rows and the one group of the manifest. */
 async function convertOne(root: string) {

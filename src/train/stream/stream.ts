@@ -2,18 +2,18 @@
 // first, then each as it finishes. With groupSize, a group's records wait until it has that many
 // members and come out together with their advantages (the same rules as convert).
 import path from "node:path";
-import { UserInputError } from "../errors.js";
-import { RESULT } from "../jobs-dir/index.js";
-import { NORMALISATIONS, type Normalisation } from "./advantage.js";
+import { UserInputError } from "../../errors.js";
+import { RESULT } from "../../jobs-dir/index.js";
+import { NORMALISATIONS, type Normalisation } from "../groups/advantage.js";
+import { groupKeyOf, parseGroupBy, policyVersionKey, settleGroup } from "../groups/groups.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import { assertFolder } from "../rollouts/scan.js";
+import { DEFAULT_GROUP_BY, type GroupByKey } from "../schema.js";
+import type { StreamRecord } from "../schema-stream.js";
+import { type StreamEnd, StreamTally } from "./end.js";
 import { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
-import { groupKeyOf, parseGroupBy, policyVersionKey, settleGroup } from "./groups.js";
-import type { RolloutFacts } from "./rollout.js";
-import { assertFolder } from "./scan.js";
-import { DEFAULT_GROUP_BY, type GroupByKey } from "./schema.js";
-import type { StreamRecord } from "./schema-stream.js";
-import { type StreamEnd, StreamTally } from "./stream-end.js";
-import { JobTracker } from "./stream-jobs.js";
-import { applyGroup, type FinishedRollout, finishRollout } from "./stream-record.js";
+import { JobTracker } from "./jobs.js";
+import { applyGroup, type FinishedRollout, finishRollout } from "./record.js";
 import { ChangeWatcher } from "./watch.js";
 
 export interface StreamOptions {

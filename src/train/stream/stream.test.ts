@@ -3,12 +3,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { StreamRecord } from "../schema-stream.js";
+import type { RolloutSpec } from "../testing/job-builder.js";
+import { writeGroup, writeJob } from "../testing/job-builder.js";
+import { tmp } from "../testing/tmp.js";
 import { JobProcessGone, StreamTimeout } from "./errors.js";
-import type { StreamRecord } from "./schema-stream.js";
 import { type StreamOptions, streamRollouts } from "./stream.js";
-import type { RolloutSpec } from "./testing/job-builder.js";
-import { writeGroup, writeJob } from "./testing/job-builder.js";
-import { tmp } from "./testing/tmp.js";
 
 const children: ChildProcess[] = [];
 after(() => {
@@ -28,7 +28,7 @@ async function collect(
   }
 }
 
-const FAKE_RUN = path.join(path.dirname(fileURLToPath(import.meta.url)), "testing", "fake-run.ts");
+const FAKE_RUN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "fake-run.ts");
 
 /** A separate process that plays `bench run`: plans, then each job under its own lock. */
 function fakeRun(spec: {

@@ -1,12 +1,12 @@
 // Reading a rollout's calls and writing rows: shared by the plain and the grouped conversion.
 import path from "node:path";
-import { TRAJECTORY } from "../jobs-dir/index.js";
-import type { ConvertStats } from "./convert-stats.js";
-import { type Exchange, isSuccessful, readExchanges } from "./exchange.js";
-import type { RolloutFacts } from "./rollout.js";
+import { type Exchange, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
+import { TRAJECTORY } from "../../jobs-dir/index.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import type { RowFormat } from "../validate/validate.js";
 import type { RowWriter } from "./row-writer.js";
 import type { BaseRow, RowMode } from "./rows.js";
-import type { RowFormat } from "./validate.js";
+import type { ConvertStats } from "./stats.js";
 
 export interface Produced {
   exchanges: Exchange[] | undefined;

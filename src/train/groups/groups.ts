@@ -1,15 +1,15 @@
 // The one group computation behind convert, stream and the library: keys, the seed's withholding
 // rules, and advantages over the scored members.
-import { UserInputError } from "../errors.js";
-import { baselineOf, EPS, FORMULAS, type Normalisation } from "./advantage.js";
-import type { RolloutFacts } from "./rollout.js";
+import { UserInputError } from "../../errors.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
 import {
   GROUP_BY_KEYS,
   type GroupBlock,
   type GroupByKey,
   WITHHELD_REASONS,
   type WithheldReason,
-} from "./schema.js";
+} from "../schema.js";
+import { baselineOf, EPS, FORMULAS, type Normalisation } from "./advantage.js";
 
 export function parseGroupBy(value: string | readonly string[], flag = "--group-by"): GroupByKey[] {
   const keys = (typeof value === "string" ? value.split(",") : [...value]).map((k) => k.trim());

@@ -3,10 +3,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { conversationOf } from "./dialects/index.js";
-import { toExchange } from "./exchange.js";
-import { trajectoryLines, type Wire } from "./testing/trajectory-builder.js";
-import { checkMessages } from "./validate-messages.js";
+import { toExchange } from "../../jobs-dir/exchange.js";
+import { trajectoryLines, type Wire } from "../testing/trajectory-builder.js";
+import { checkMessages } from "../validate/messages.js";
+import { conversationOf } from "./index.js";
 
 function lastCall(wire: Wire) {
   const lines = trajectoryLines({ task: "t", model: "m", calls: [{}, {}, {}], wire });
@@ -165,7 +165,15 @@ describe("dialect details", () => {
 });
 
 // The gateway's wire fixtures: request and response bodies in each dialect's published shape.
-const WIRE = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "test", "fixtures", "wire");
+const WIRE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "..",
+  "test",
+  "fixtures",
+  "wire",
+);
 const CASES = [
   ["openai-chat", "request.tool-result.json", "response.tools.json"],
   ["openai-responses", "request.function-call-output.json", "response.tools.json"],

@@ -2,10 +2,10 @@
 // are not final. Finding, reading and the attempt rule are src/jobs-dir's.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserInputError } from "../errors.js";
-import { discoverJobs, jobIds, type Replaced, readPlan, supersededIn } from "../jobs-dir/index.js";
-import { mapLimit } from "../jobs-dir/map-limit.js";
-import { type JobInfo, type RolloutFacts, readRollout } from "./rollout.js";
+import { UserInputError } from "../../errors.js";
+import { discoverJobs, jobIds, type Replaced, readPlan, supersededIn } from "../../jobs-dir/index.js";
+import { mapLimit } from "../../jobs-dir/map-limit.js";
+import { type JobInfo, type RolloutFacts, readRollout } from "./facts.js";
 
 export interface ScannedJob {
   job: JobInfo;

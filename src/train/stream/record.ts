@@ -1,12 +1,12 @@
 // One stream record (`benchflow.rollout-stream.v1`) from a finished rollout and its model calls.
 import path from "node:path";
-import { TRAJECTORY } from "../jobs-dir/index.js";
-import type { Normalisation } from "./advantage.js";
-import { isSuccessful, policyVersions, readExchanges } from "./exchange.js";
-import type { GroupKey, MemberState, Settled } from "./groups.js";
-import type { RolloutFacts } from "./rollout.js";
-import type { StreamRecord } from "./schema-stream.js";
-import { tokenReport } from "./tokens.js";
+import { isSuccessful, policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
+import { TRAJECTORY } from "../../jobs-dir/index.js";
+import type { Normalisation } from "../groups/advantage.js";
+import type { GroupKey, MemberState, Settled } from "../groups/groups.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import type { StreamRecord } from "../schema-stream.js";
+import { tokenReport } from "../tokens/tokens.js";
 
 export interface FinishedRollout {
   facts: RolloutFacts;

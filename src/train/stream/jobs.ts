@@ -12,10 +12,10 @@ import {
   rolloutDirsIn,
   type SummaryFacts,
   supersededIn,
-} from "../jobs-dir/index.js";
-import { isRetryable } from "../schemas/outcome.js";
-import { exists } from "../util/fs.js";
-import { type JobInfo, type RolloutFacts, readRollout } from "./rollout.js";
+} from "../../jobs-dir/index.js";
+import { isRetryable } from "../../schemas/outcome.js";
+import { exists } from "../../util/fs.js";
+import { type JobInfo, type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import type { ChangeWatcher } from "./watch.js";
 
 /** A rollout the stream can emit: final, possibly as a replaced attempt. */

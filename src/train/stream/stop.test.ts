@@ -7,18 +7,18 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { StreamRecord } from "../schema-stream.js";
+import { writeJob, writePlan } from "../testing/job-builder.js";
+import { tmp } from "../testing/tmp.js";
+import type { StreamEnd } from "./end.js";
 import { JobProcessGone, RunStopped } from "./errors.js";
-import type { StreamRecord } from "./schema-stream.js";
 import { type StreamOptions, streamRollouts } from "./stream.js";
-import type { StreamEnd } from "./stream-end.js";
-import { writeJob, writePlan } from "./testing/job-builder.js";
-import { tmp } from "./testing/tmp.js";
 
 const STOP = {
   reason: "endpoint_failing",
   message: "http://127.0.0.1:9/v1: connection refused, 3 rollouts in a row",
 };
-const FAKE_RUN = path.join(path.dirname(fileURLToPath(import.meta.url)), "testing", "fake-run.ts");
+const FAKE_RUN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "fake-run.ts");
 
 async function follow(input: string, opts: StreamOptions = {}) {
   const records: StreamRecord[] = [];

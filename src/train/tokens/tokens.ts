@@ -1,10 +1,10 @@
 // Token capture: which calls carry ids and logprobs, which conversations they form, and the merged
 // training sequence of each conversation. A prompt that does not extend the previous prompt plus its
 // sampled tokens breaks the merge: we report why instead of guessing an alignment.
-import type { Exchange } from "./exchange.js";
-import type { TokenSequence } from "./schema.js";
-import type { CapturedCall, TokenCaptureSummary, TokenThread } from "./schema-stream.js";
-import { capturedCall, threadsOf } from "./token-threads.js";
+import type { Exchange } from "../../jobs-dir/exchange.js";
+import type { TokenSequence } from "../schema.js";
+import type { CapturedCall, TokenCaptureSummary, TokenThread } from "../schema-stream.js";
+import { capturedCall, threadsOf } from "./threads.js";
 
 interface CallTokens {
   index: number;

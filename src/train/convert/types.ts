@@ -1,9 +1,9 @@
 // The options and the answer of a conversion.
-import type { Normalisation } from "./advantage.js";
+import type { Normalisation } from "../groups/advantage.js";
+import type { GroupByKey, WithheldReason } from "../schema.js";
+import type { Manifest } from "../schema-manifest.js";
+import type { RowFormat } from "../validate/validate.js";
 import type { RowMode } from "./rows.js";
-import type { GroupByKey, WithheldReason } from "./schema.js";
-import type { Manifest } from "./schema-manifest.js";
-import type { RowFormat } from "./validate.js";
 
 export interface ConvertOptions {
   /** A rollout folder, a job folder or a folder of jobs. */

@@ -3,11 +3,16 @@
 // this adds where the rollout sits below the user's path and keeps only the small part of
 // result.json that rows and records need (convert holds one of these per rollout of a job).
 import path from "node:path";
-import { type Replaced, type ResultState, type RolloutFolder, readRolloutFolder } from "../jobs-dir/index.js";
-import type { ScoreOutcome } from "../schemas/outcome.js";
-import type { EvaluationPlan } from "../schemas/result.js";
+import {
+  type Replaced,
+  type ResultState,
+  type RolloutFolder,
+  readRolloutFolder,
+} from "../../jobs-dir/index.js";
+import type { ScoreOutcome } from "../../schemas/outcome.js";
+import type { EvaluationPlan } from "../../schemas/result.js";
 
-export type { ResultState } from "../jobs-dir/index.js";
+export type { ResultState } from "../../jobs-dir/index.js";
 
 export interface JobInfo {
   dir: string;

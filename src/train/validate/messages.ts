@@ -1,6 +1,6 @@
 // Checks on one conversation: roles, tool calls matched to declared tools and to their results,
 // no orphan tool outputs. Returns problems as sentences; an empty list means the messages are fine.
-import { isRecord } from "./jsonl.js";
+import { isRecord } from "../../util/jsonl.js";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 const BANNED_KEYS = [
