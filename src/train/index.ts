@@ -8,7 +8,11 @@
 //   stream/     live rollout records (`bench train stream`) and how a stream ends
 //   validate/   row checks (`bench train validate`)
 //   testing/    test helpers (job and trajectory builders), not part of the library
+// The files it writes (rows, manifest, stream record) have their schemas in src/schemas/.
 
+export * from "../schemas/rollout-stream.js";
+export * from "../schemas/train-manifest.js";
+export * from "../schemas/train-rows.js";
 export { convertLines, textLine } from "./console.js";
 export { convertJob } from "./convert/convert.js";
 export type { ConvertOptions, ConvertResult, GroupTotals } from "./convert/types.js";
@@ -17,9 +21,6 @@ export type { GroupKey, MemberState, Settled } from "./groups/groups.js";
 export { groupBlock, groupKeyOf, memberWithheld, parseGroupBy, settleGroup } from "./groups/groups.js";
 export type { RolloutFacts } from "./rollouts/facts.js";
 export { type Scan, scanRollouts } from "./rollouts/scan.js";
-export * from "./schema.js";
-export * from "./schema-manifest.js";
-export * from "./schema-stream.js";
 export type { StreamEnd } from "./stream/end.js";
 export { JobProcessGone, RunStopped, StreamTimeout } from "./stream/errors.js";
 export { type StreamOptions, streamRollouts } from "./stream/stream.js";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { UserInputError } from "../../errors.js";
-import type { PrimeSftRow } from "../schema.js";
+import type { PrimeSftRow } from "../../schemas/train-rows.js";
 import { writeGroup } from "../testing/job-builder.js";
 import { tmp } from "../testing/tmp.js";
 import { validateFile } from "../validate/validate.js";

@@ -1,10 +1,10 @@
 // One group of a conversion: read its members' calls, settle the seed's rules, then write its rows
 // with their advantages, or none when the group is withheld.
 
+import type { GroupMember } from "../../schemas/train-manifest.js";
+import type { GroupByKey } from "../../schemas/train-rows.js";
 import { groupBlock, type MemberState, memberWithheld, settleGroup } from "../groups/groups.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
-import type { GroupByKey } from "../schema.js";
-import type { GroupMember } from "../schema-manifest.js";
 import { emitRow, readCalls, type WriteContext } from "./io.js";
 import type { RowsOutcome } from "./rows.js";
 import { rowsOfRollout } from "./rows.js";

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
-import type { Manifest, ManifestGroup } from "../schema-manifest.js";
+import type { Manifest, ManifestGroup } from "../../schemas/train-manifest.js";
 
 const SOURCES = "\u0000sources\u0000";
 const GROUPS = "\u0000groups\u0000";

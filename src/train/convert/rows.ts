@@ -4,10 +4,10 @@
 import path from "node:path";
 import { callPurposeOf, type Exchange, isSuccessful, policyVersions } from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
+import type { SkipReason } from "../../schemas/train-manifest.js";
+import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
 import { conversationOf, requestModelOf } from "../dialects/index.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
-import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../schema.js";
-import type { SkipReason } from "../schema-manifest.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
 

@@ -1,7 +1,7 @@
 // Counters for one conversion and the manifest they become.
 
-import type { Manifest, RetriedAttempt, SkipReason } from "../schema-manifest.js";
-import { SKIP_REASONS } from "../schema-manifest.js";
+import type { Manifest, RetriedAttempt, SkipReason } from "../../schemas/train-manifest.js";
+import { SKIP_REASONS } from "../../schemas/train-manifest.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { ManifestSink } from "./manifest-writer.js";
 import type { RowMode } from "./rows.js";

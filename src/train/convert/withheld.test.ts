@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import type { ManifestGroup } from "../schema-manifest.js";
+import type { ManifestGroup } from "../../schemas/train-manifest.js";
 import { writeGroup, writeJob } from "../testing/job-builder.js";
 import { tmp } from "../testing/tmp.js";
 import { convertJob } from "./convert.js";

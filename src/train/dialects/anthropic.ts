@@ -1,7 +1,8 @@
 // Anthropic Messages: content blocks become chat messages; tool_use becomes tool_calls and each
 // tool_result its own tool message, placed before any text of the same user turn.
+
+import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
 import { isRecord } from "../../util/jsonl.js";
-import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
 import { arrayOf, type Conversation, contentOf, type Obj, toolCall, toolDef } from "./common.js";
 
 function blocksOf(content: unknown): Obj[] {

@@ -1,6 +1,7 @@
 // Shared pieces for turning any dialect into OpenAI chat messages: text joining, tool calls, tool defs.
+
+import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
 import { isRecord } from "../../util/jsonl.js";
-import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
 
 export type Obj = Record<string, unknown>;
 

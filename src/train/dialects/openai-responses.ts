@@ -1,7 +1,8 @@
 // OpenAI Responses: input items (messages, function calls and their outputs) become chat messages;
 // consecutive calls join one assistant turn; reasoning items are dropped.
+
+import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
 import { isRecord } from "../../util/jsonl.js";
-import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
 import { arrayOf, type Conversation, contentOf, type Obj, toolCall, toolDef } from "./common.js";
 
 function callOf(item: Obj, fallbackId: string): ToolCall | null {

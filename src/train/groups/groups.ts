@@ -1,14 +1,14 @@
 // The one group computation behind convert, stream and the library: keys, the seed's withholding
 // rules, and advantages over the scored members.
 import { UserInputError } from "../../errors.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
 import {
   GROUP_BY_KEYS,
   type GroupBlock,
   type GroupByKey,
   WITHHELD_REASONS,
   type WithheldReason,
-} from "../schema.js";
+} from "../../schemas/train-rows.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
 import { baselineOf, EPS, FORMULAS, type Normalisation } from "./advantage.js";
 
 export function parseGroupBy(value: string | readonly string[], flag = "--group-by"): GroupByKey[] {

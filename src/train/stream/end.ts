@@ -4,7 +4,7 @@
 
 import type { RunStop } from "../../jobs-dir/index.js";
 import { AGENT_ERROR_CATEGORIES, VERIFIER_ERROR_CATEGORIES } from "../../schemas/outcome.js";
-import type { StreamRecord } from "../schema-stream.js";
+import type { StreamRecord } from "../../schemas/rollout-stream.js";
 
 export interface StreamEnd {
   /** Records streamed, replaced attempts included. */

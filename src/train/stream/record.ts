@@ -2,10 +2,10 @@
 import path from "node:path";
 import { isSuccessful, policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
+import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import type { Normalisation } from "../groups/advantage.js";
 import type { GroupKey, MemberState, Settled } from "../groups/groups.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
-import type { StreamRecord } from "../schema-stream.js";
 import { tokenReport } from "../tokens/tokens.js";
 
 export interface FinishedRollout {

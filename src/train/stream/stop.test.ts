@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { StreamRecord } from "../schema-stream.js";
+import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { writeJob, writePlan } from "../testing/job-builder.js";
 import { tmp } from "../testing/tmp.js";
 import type { StreamEnd } from "./end.js";

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { StreamRecord } from "../schema-stream.js";
+import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import type { RolloutSpec } from "../testing/job-builder.js";
 import { writeGroup, writeJob } from "../testing/job-builder.js";
 import { tmp } from "../testing/tmp.js";

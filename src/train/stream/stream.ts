@@ -4,12 +4,12 @@
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/index.js";
+import type { StreamRecord } from "../../schemas/rollout-stream.js";
+import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { NORMALISATIONS, type Normalisation } from "../groups/advantage.js";
 import { groupKeyOf, parseGroupBy, policyVersionKey, settleGroup } from "../groups/groups.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { assertFolder } from "../rollouts/scan.js";
-import { DEFAULT_GROUP_BY, type GroupByKey } from "../schema.js";
-import type { StreamRecord } from "../schema-stream.js";
 import { type StreamEnd, StreamTally } from "./end.js";
 import { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
 import { JobTracker } from "./jobs.js";

@@ -1,8 +1,8 @@
 // Which calls carry token capture, and which conversations ("threads") the calls form: grouped by
 // tool set (the first is the agent, another tool set a subagent), each tool-less call a helper.
 import { type Exchange, isSuccessful, requestBody, tokenCaptureOf } from "../../jobs-dir/exchange.js";
+import type { CapturedCall, TokenThread } from "../../schemas/rollout-stream.js";
 import { isRecord } from "../../util/jsonl.js";
-import type { CapturedCall, TokenThread } from "../schema-stream.js";
 
 const ints = (v: unknown): number[] | null =>
   Array.isArray(v) && v.every(Number.isInteger) ? (v as number[]) : null;

@@ -2,8 +2,8 @@
 // training sequence of each conversation. A prompt that does not extend the previous prompt plus its
 // sampled tokens breaks the merge: we report why instead of guessing an alignment.
 import type { Exchange } from "../../jobs-dir/exchange.js";
-import type { TokenSequence } from "../schema.js";
-import type { CapturedCall, TokenCaptureSummary, TokenThread } from "../schema-stream.js";
+import type { CapturedCall, TokenCaptureSummary, TokenThread } from "../../schemas/rollout-stream.js";
+import type { TokenSequence } from "../../schemas/train-rows.js";
 import { capturedCall, threadsOf } from "./threads.js";
 
 interface CallTokens {

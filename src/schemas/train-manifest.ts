@@ -1,6 +1,6 @@
 // `--manifest FILE`: counts by reason, and every group with its members.
 import { z } from "zod";
-import { GroupByKey, NormalisationName, WithheldReason } from "./schema.js";
+import { GroupByKey, NormalisationName, WithheldReason } from "./train-rows.js";
 
 export const SKIP_REASONS = [
   "skipped_retried",

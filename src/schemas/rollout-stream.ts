@@ -1,6 +1,6 @@
 // The token-capture summary of a rollout and the stream record (`benchflow.rollout-stream.v1`).
 import { z } from "zod";
-import { TokenSequence, WithheldReason } from "./schema.js";
+import { TokenSequence, WithheldReason } from "./train-rows.js";
 
 export const TokenThread = z.object({
   thread: z.number().int(),

@@ -1,5 +1,6 @@
-// What `bench train` writes: group blocks, rows, stream records. Types come from these schemas,
-// and schemas/*.json is generated from them (scripts/gen-schemas.ts), so the two never drift.
+// What `bench train` writes: group blocks and rows (the manifest: train-manifest.ts; stream records:
+// rollout-stream.ts). Types come from these schemas, and schemas/*.json is generated from them
+// (scripts/gen-schemas.ts), so the two never drift.
 import { z } from "zod";
 
 export const GROUP_BY_KEYS = ["task", "agent", "model", "task_digest", "job", "policy_version"] as const;

@@ -1,9 +1,9 @@
 // The JSON Schemas we publish for what the train side writes, generated from the zod schemas the
 // types come from (scripts/gen-schemas.ts writes them to schemas/).
 import { z } from "zod";
-import { GroupBlock, PrimeSftRow, TokensRow, TrlSftRow } from "./schema.js";
-import { Manifest } from "./schema-manifest.js";
-import { StreamRecord, TokenCaptureSummary } from "./schema-stream.js";
+import { StreamRecord, TokenCaptureSummary } from "./rollout-stream.js";
+import { Manifest } from "./train-manifest.js";
+import { GroupBlock, PrimeSftRow, TokensRow, TrlSftRow } from "./train-rows.js";
 
 export const TRAIN_SCHEMAS: Record<string, z.ZodType> = {
   "train-group-block.schema.json": GroupBlock,

@@ -4,12 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { renderSchemas, SCHEMAS_DIR } from "../../scripts/gen-schemas.js";
-import { convertJob } from "./convert/convert.js";
-import { GroupBlock, PrimeSftRow, TokensRow, TrlSftRow } from "./schema.js";
-import { Manifest } from "./schema-manifest.js";
-import { StreamRecord } from "./schema-stream.js";
-import { streamRollouts } from "./stream/stream.js";
-import { writeGroup } from "./testing/job-builder.js";
+import { convertJob } from "../train/convert/convert.js";
+import { streamRollouts } from "../train/stream/stream.js";
+import { writeGroup } from "../train/testing/job-builder.js";
+import { StreamRecord } from "./rollout-stream.js";
+import { Manifest } from "./train-manifest.js";
+import { GroupBlock, PrimeSftRow, TokensRow, TrlSftRow } from "./train-rows.js";
 
 describe("schemas/*.json", () => {
   it("equal what scripts/gen-schemas.ts generates (run it after changing a schema)", () => {
