@@ -2,7 +2,7 @@
 // One folder per step; the jobs directory itself is read by src/jobs-dir (the seam), not here.
 //   rollouts/   the train side's facts of each rollout folder jobs-dir read, and one scan of a tree
 //   groups/     group keys, settling a group, advantages (pure maths)
-//   dialects/   a recorded call (any dialect) as chat messages and tools
+//   dialects/   a recorded call (any dialect) as chat messages and tools (the walks: src/dialects)
 //   tokens/     token sequences from captured token ids
 //   convert/    rows and the manifest (`bench train convert`)
 //   stream/     live rollout records (`bench train stream`) and how a stream ends
