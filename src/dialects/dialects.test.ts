@@ -1,7 +1,15 @@
 // The shared walks on their own: one history, two styles, and only the styled parts differ.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type AnthropicStyle, anthropicTurns, type ResponsesStyle, responsesTurns } from "./index.js";
+import {
+  type AnthropicStyle,
+  anthropicToolDefs,
+  anthropicTurns,
+  type ResponsesStyle,
+  responsesToolDefs,
+  responsesTurns,
+  type ToolFields,
+} from "./index.js";
 
 type Call = { id: string; name: string };
 const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
@@ -130,5 +138,33 @@ describe("responsesTurns", () => {
       ],
     );
     assert.equal(turns[2]?.reasoning_content, "think");
+  });
+});
+
+describe("tool definitions", () => {
+  const style = (keepBuiltIn: boolean) => ({
+    keepBuiltIn,
+    nestedFunction: true,
+    customParameters: { one: "input" },
+    def: (t: ToolFields) => (typeof t.name === "string" ? `${t.name}:${JSON.stringify(t.parameters)}` : null),
+  });
+
+  it("Anthropic: server tools are the style's to keep", () => {
+    const tools = [
+      { name: "bash", input_schema: { a: 1 } },
+      { type: "web_search_20250305", name: "web" },
+    ];
+    assert.deepEqual(anthropicToolDefs(tools, style(false)), ['bash:{"a":1}']);
+    assert.deepEqual(anthropicToolDefs(tools, style(true)), ['bash:{"a":1}', "web:undefined"]);
+  });
+
+  it("Responses: a freeform tool gets the style's parameters; built-ins are the style's to keep", () => {
+    const tools = [
+      { type: "function", function: { name: "f", parameters: { b: 2 } } },
+      { type: "custom", name: "apply_patch" },
+      { type: "web_search", name: "ws" },
+    ];
+    assert.deepEqual(responsesToolDefs(tools, style(false)), ['f:{"b":2}', 'apply_patch:{"one":"input"}']);
+    assert.equal(responsesToolDefs(tools, style(true)).length, 3);
   });
 });

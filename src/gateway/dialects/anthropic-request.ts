@@ -2,7 +2,12 @@
 // right after the assistant turn that called them), tool_use blocks become tool_calls, thinking blocks
 // become `reasoning_content`. Server tools (web search, ...) have no chat equivalent and are dropped.
 // The walk is src/dialects' (shared with train); this file gives the chat-request style.
-import { type AnthropicStyle, anthropicTurns } from "../../dialects/index.js";
+import {
+  type AnthropicStyle,
+  anthropicToolDefs,
+  anthropicTurns,
+  type ToolStyle,
+} from "../../dialects/index.js";
 import { GatewayError } from "../errors.js";
 import type { ChatMessage, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
@@ -15,7 +20,7 @@ export function anthropicToChat(request: JsonObject): JsonObject {
   if (system !== null && system !== "") messages.push({ role: "system", content: system });
   messages.push(...anthropicTurns(request.messages, CHAT_REQUEST));
   const chat: JsonObject = { model: request.model ?? null, messages: messages as unknown as Json };
-  const tools = chatTools(request.tools);
+  const tools = anthropicToolDefs(request.tools, REQUEST_TOOLS);
   if (tools.length > 0) {
     chat.tools = tools;
     const choice = isObject(request.tool_choice) ? request.tool_choice : null;
@@ -70,15 +75,20 @@ function textOf(value: Json | undefined): string | null {
     .join("\n");
 }
 
-function chatTools(tools: Json | undefined): JsonObject[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.filter(isObject).flatMap((tool): JsonObject[] => {
-    if (tool.type !== undefined && tool.type !== "custom") return [];
-    const fn: JsonObject = { name: tool.name ?? "", parameters: tool.input_schema ?? { type: "object" } };
-    if (typeof tool.description === "string") fn.description = tool.description;
-    return [{ type: "function", function: fn }];
-  });
-}
+/** A request's functions: server tools are dropped (upstream cannot run them); the schema defaults to an object. */
+const REQUEST_TOOLS: ToolStyle<JsonObject> = {
+  keepBuiltIn: false,
+  nestedFunction: false,
+  customParameters: {},
+  def: (t) => {
+    const fn: JsonObject = {
+      name: (t.name ?? "") as Json,
+      parameters: (t.parameters ?? { type: "object" }) as Json,
+    };
+    if (typeof t.description === "string") fn.description = t.description;
+    return { type: "function", function: fn };
+  },
+};
 
 function toolChoice(choice: JsonObject): Json {
   if (choice.type === "any") return "required";

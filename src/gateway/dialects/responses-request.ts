@@ -2,7 +2,12 @@
 // assistant turn before them, function_call_output items become tool messages, reasoning items ride
 // on the next assistant turn as `reasoning_content`. Custom (freeform) tools become one-string functions.
 // The walk is src/dialects' (shared with train); this file gives the chat-request style.
-import { type ResponsesStyle, responsesTurns } from "../../dialects/index.js";
+import {
+  type ResponsesStyle,
+  responsesToolDefs,
+  responsesTurns,
+  type ToolStyle,
+} from "../../dialects/index.js";
 import { GatewayError } from "../errors.js";
 import type { ChatMessage, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
@@ -42,7 +47,7 @@ export function responsesToChat(request: JsonObject): JsonObject {
   else throw new GatewayError(400, "`input` must be a string or a list of items", null, "policy");
 
   const chat: JsonObject = { model: request.model ?? null, messages: messages as unknown as Json };
-  const tools = chatTools(request.tools);
+  const tools = responsesToolDefs(request.tools, REQUEST_TOOLS);
   if (tools.length > 0) {
     chat.tools = tools;
     if (request.tool_choice !== undefined) chat.tool_choice = toolChoice(request.tool_choice);
@@ -119,23 +124,27 @@ function userContent(content: Json | undefined): string | JsonObject[] {
   return parts;
 }
 
-function chatTools(tools: Json | undefined): JsonObject[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.filter(isObject).flatMap((tool): JsonObject[] => {
-    if (tool.type === "function") {
-      const fn: JsonObject = { name: tool.name ?? "", parameters: tool.parameters ?? { type: "object" } };
-      if (typeof tool.description === "string") fn.description = tool.description;
-      return [{ type: "function", function: fn }];
+/** A request's functions: built-in tools (web_search, ...) have no chat equivalent and are dropped. */
+const REQUEST_TOOLS: ToolStyle<JsonObject> = {
+  keepBuiltIn: false,
+  nestedFunction: false,
+  customParameters: CUSTOM_PARAMETERS,
+  def: (t) => {
+    if (t.custom) {
+      const description = typeof t.description === "string" ? t.description : "";
+      return {
+        type: "function",
+        function: { name: (t.name ?? "") as Json, description, parameters: CUSTOM_PARAMETERS },
+      };
     }
-    if (tool.type === "custom") {
-      const description = typeof tool.description === "string" ? tool.description : "";
-      return [
-        { type: "function", function: { name: tool.name ?? "", description, parameters: CUSTOM_PARAMETERS } },
-      ];
-    }
-    return []; // built-in tools (web_search, ...) have no chat equivalent
-  });
-}
+    const fn: JsonObject = {
+      name: (t.name ?? "") as Json,
+      parameters: (t.parameters ?? { type: "object" }) as Json,
+    };
+    if (typeof t.description === "string") fn.description = t.description;
+    return { type: "function", function: fn };
+  },
+};
 
 function toolChoice(choice: Json): Json {
   if (typeof choice === "string") return choice;

@@ -3,10 +3,14 @@
 // src/dialects' (shared with the gateway); a row's style: text blocks joined by newlines, thinking
 // dropped, server tool calls kept, a missing call id given one.
 
-import { type AnthropicStyle, anthropicAssistant, anthropicTurns } from "../../dialects/index.js";
+import {
+  type AnthropicStyle,
+  anthropicAssistant,
+  anthropicToolDefs,
+  anthropicTurns,
+} from "../../dialects/index.js";
 import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
-import { isRecord } from "../../util/jsonl.js";
-import { arrayOf, type Conversation, contentOf, type Obj, toolCall, toolDef } from "./common.js";
+import { arrayOf, type Conversation, contentOf, type Obj, ROW_TOOLS, toolCall } from "./common.js";
 
 const ROW: AnthropicStyle<string | unknown[], ToolCall> = {
   textSeparator: "\n",
@@ -19,13 +23,7 @@ const ROW: AnthropicStyle<string | unknown[], ToolCall> = {
 };
 
 export function anthropicTools(tools: unknown): ToolDef[] {
-  const out: ToolDef[] = [];
-  for (const t of arrayOf(tools)) {
-    if (!isRecord(t)) continue;
-    const def = toolDef(t.name, t.description, t.input_schema);
-    if (def) out.push(def);
-  }
-  return out;
+  return anthropicToolDefs(tools, ROW_TOOLS);
 }
 
 export function fromAnthropic(req: Obj, res: Obj, exchangeIndex: number): Conversation {

@@ -2,10 +2,9 @@
 // consecutive calls join one assistant turn; reasoning items are dropped. The walk is src/dialects'
 // (shared with the gateway); this file gives a row's style.
 
-import { type ResponsesStyle, responsesTurns } from "../../dialects/index.js";
+import { type ResponsesStyle, responsesToolDefs, responsesTurns } from "../../dialects/index.js";
 import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
-import { isRecord } from "../../util/jsonl.js";
-import { arrayOf, type Conversation, contentOf, type Obj, toolCall, toolDef } from "./common.js";
+import { arrayOf, type Conversation, contentOf, type Obj, ROW_TOOLS, toolCall } from "./common.js";
 
 /** A row's style: reasoning dropped, bare strings are user turns, roles normalised later, ids filled. */
 function rowStyle(where: string): ResponsesStyle<string | unknown[], ToolCall> {
@@ -31,16 +30,7 @@ function itemsToMessages(items: unknown[], where: string): ChatMessage[] {
 }
 
 export function responsesTools(tools: unknown): ToolDef[] {
-  const out: ToolDef[] = [];
-  for (const t of arrayOf(tools)) {
-    if (!isRecord(t)) continue;
-    const fn = isRecord(t.function) ? t.function : t;
-    const params =
-      t.type === "custom" ? { type: "object", properties: { input: { type: "string" } } } : fn.parameters;
-    const def = toolDef(fn.name, fn.description, params);
-    if (def) out.push(def);
-  }
-  return out;
+  return responsesToolDefs(tools, { ...ROW_TOOLS, nestedFunction: true });
 }
 
 export function fromOpenAIResponses(req: Obj, res: Obj, exchangeIndex: number): Conversation {
