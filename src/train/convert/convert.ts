@@ -5,12 +5,12 @@
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
-import { JOB_MARKERS, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
+import { JOB_MARKERS, type JobInfo, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
 import { mapLimit } from "../../jobs-dir/map-limit.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { NORMALISATIONS } from "../groups/advantage.js";
 import { groupKeyOf, parseGroupBy, policyVersionKey } from "../groups/groups.js";
-import { type JobInfo, type RolloutFacts, readRollout } from "../rollouts/facts.js";
+import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
 import { type ConvertGroup, writeGroup } from "./group.js";

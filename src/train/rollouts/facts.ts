@@ -4,23 +4,15 @@
 // result.json that rows and records need (convert holds one of these per rollout of a job).
 import path from "node:path";
 import {
+  type JobInfo,
   type Replaced,
   type ResultState,
   type RolloutFolder,
   readRolloutFolder,
 } from "../../jobs-dir/index.js";
 import type { ScoreOutcome } from "../../schemas/outcome.js";
-import type { EvaluationPlan } from "../../schemas/result.js";
 
 export type { ResultState } from "../../jobs-dir/index.js";
-
-export interface JobInfo {
-  dir: string;
-  /** The `job` group key and the `job` field of rows and records. */
-  id: string;
-  plan: EvaluationPlan | null;
-  isEvaluation: boolean;
-}
 
 export interface RolloutFacts {
   dir: string;
@@ -29,6 +21,7 @@ export interface RolloutFacts {
   /** The folder as the user would write it: their path joined with relPath. */
   displayDir: string;
   name: string;
+  /** Its job: the `job` group key and the `job` field of rows and records are its id. */
   job: JobInfo;
   /** What rows and records need of result.json. */
   result: ResultSummary | null;

@@ -1,11 +1,18 @@
 // One pass over a jobs tree: every job (with its plan), every rollout's facts, and the attempts that
-// are not final. Finding, reading and the attempt rule are src/jobs-dir's.
+// are not final. Finding, reading (jobs, their ids and plans, rollout folders) and the attempt rule are
+// src/jobs-dir's; this checks the path the user gave and keeps the train side's facts of each rollout.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { discoverJobs, jobIds, type Replaced, readPlan, supersededIn } from "../../jobs-dir/index.js";
+import {
+  discoverJobs,
+  type JobInfo,
+  type Replaced,
+  readJobInfos,
+  supersededIn,
+} from "../../jobs-dir/index.js";
 import { mapLimit } from "../../jobs-dir/map-limit.js";
-import { type JobInfo, type RolloutFacts, readRollout } from "./facts.js";
+import { type RolloutFacts, readRollout } from "./facts.js";
 
 export interface ScannedJob {
   job: JobInfo;
@@ -46,13 +53,7 @@ export async function assertFolder(input: string): Promise<string> {
 export async function scanJobs(input: string): Promise<JobScan> {
   const root = await assertFolder(input);
   const found = await discoverJobs(root);
-  const ids = jobIds(found.map((j) => j.dir));
-  const jobs = await mapLimit(found, 8, async (j) => ({
-    dir: j.dir,
-    id: ids.get(j.dir) ?? path.basename(j.dir),
-    plan: j.isEvaluation ? await readPlan(j.dir) : null,
-    isEvaluation: j.isEvaluation,
-  }));
+  const jobs = await readJobInfos(found);
   async function* eachJob(): AsyncGenerator<ScannedJob> {
     for (const [i, j] of found.entries()) {
       const job = jobs[i] as JobInfo;

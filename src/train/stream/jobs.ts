@@ -3,10 +3,12 @@
 import path from "node:path";
 import {
   discoverJobs,
+  type JobInfo,
   type JobState,
   jobIds,
   jobState,
   type RunStop,
+  readJobInfo,
   readPlan,
   readSummary,
   rolloutDirsIn,
@@ -15,7 +17,7 @@ import {
 } from "../../jobs-dir/index.js";
 import { isRetryable } from "../../schemas/outcome.js";
 import { exists } from "../../util/fs.js";
-import { type JobInfo, type RolloutFacts, readRollout } from "../rollouts/facts.js";
+import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import type { ChangeWatcher } from "./watch.js";
 
 /** A rollout the stream can emit: final, possibly as a replaced attempt. */
@@ -106,12 +108,7 @@ export class JobTracker {
         known.info.id = ids.get(f.dir) ?? known.info.id;
         continue;
       }
-      const info: JobInfo = {
-        dir: f.dir,
-        id: ids.get(f.dir) ?? path.basename(f.dir),
-        plan: f.isEvaluation ? await readPlan(f.dir) : null,
-        isEvaluation: f.isEvaluation,
-      };
+      const info = await readJobInfo(f, ids);
       const job: TrackedJob = { info, state: "waiting", pending: new Map(), done: new Map(), summary: null };
       this.jobs.set(f.dir, job);
       this.watcher.watch(f.dir);
