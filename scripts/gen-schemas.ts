@@ -4,6 +4,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { schemaText, TRAIN_SCHEMAS } from "../src/schemas/json-schemas.js";
 import {
   EvaluationLock,
   EvaluationPlan,
@@ -11,7 +12,6 @@ import {
   ReplacedMarker,
   TrialResult,
 } from "../src/schemas/result.js";
-import { schemaText, TRAIN_SCHEMAS } from "../src/train/json-schemas.js";
 
 export const SCHEMAS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "schemas");
 

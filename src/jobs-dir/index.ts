@@ -6,7 +6,8 @@
 //   outcome     the outcome fields, derived one way
 //   attempts    the one final-attempt rule
 //   job-files   plan, summary (not_started, stopped), lock, job state
-//   read        a job folder read whole
+//   read        a job folder read whole; a job's identity (JobInfo: id, plan) for the train side
+//   exchange    one recorded model call: a line of trajectory/llm_trajectory.jsonl, read through guards
 export {
   type AttemptFacts,
   compareAttempts,
@@ -24,6 +25,21 @@ export {
   rolloutDirsIn,
 } from "./discover.js";
 export {
+  callPurposeOf,
+  type Exchange,
+  isSuccessful,
+  policyVersionOf,
+  policyVersions,
+  readExchanges,
+  requestBody,
+  responseBody,
+  statusOf,
+  toExchange,
+  tokenCaptureOf,
+  type Wire,
+  wireOf,
+} from "./exchange.js";
+export {
   type JobState,
   jobState,
   type RunStop,
@@ -34,7 +50,15 @@ export {
 } from "./job-files.js";
 export * from "./layout.js";
 export { deriveOutcome, type RolloutOutcome, rewardOf } from "./outcome.js";
-export { finalRollouts, type JobFolder, readJobFolder, readJobs } from "./read.js";
+export {
+  finalRollouts,
+  type JobFolder,
+  type JobInfo,
+  readJobFolder,
+  readJobInfo,
+  readJobInfos,
+  readJobs,
+} from "./read.js";
 export {
   type Replaced,
   type ResultState,

@@ -7,9 +7,9 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { finalAttempt, needsRun, scanAttempts } from "../job/attempts.js";
 import { loadJob } from "../job/load-job.js";
-import { convertJob } from "../train/convert.js";
-import type { StreamRecord } from "../train/schema-stream.js";
-import { streamRollouts } from "../train/stream.js";
+import type { StreamRecord } from "../schemas/rollout-stream.js";
+import { convertJob } from "../train/convert/convert.js";
+import { streamRollouts } from "../train/stream/stream.js";
 import { type RolloutSpec, writeJob } from "../train/testing/job-builder.js";
 import { tmp } from "../train/testing/tmp.js";
 

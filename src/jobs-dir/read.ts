@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { EvaluationPlan } from "../schemas/result.js";
 import { supersededIn } from "./attempts.js";
-import { discoverJobs, type FoundJob } from "./discover.js";
+import { discoverJobs, type FoundJob, jobIds } from "./discover.js";
 import { readPlan, readSummary, type SummaryFacts } from "./job-files.js";
 import { trialOf } from "./layout.js";
 import { mapLimit } from "./map-limit.js";
@@ -22,6 +22,31 @@ export interface JobFolder {
   rollouts: RolloutFolder[];
   /** The rollouts that are not final, by dir, and what replaced them. */
   superseded: Map<string, Replaced>;
+}
+
+/** A job as the readers name it: its folder, its id, and its plan when it is a job of an evaluation. */
+export interface JobInfo {
+  dir: string;
+  /** The folder's name, or its path below the jobs' common folder when names repeat (jobIds). */
+  id: string;
+  plan: EvaluationPlan | null;
+  isEvaluation: boolean;
+}
+
+/** The JobInfo of a found job; `ids` from jobIds over every job found with it. */
+export async function readJobInfo(found: FoundJob, ids: Map<string, string>): Promise<JobInfo> {
+  return {
+    dir: found.dir,
+    id: ids.get(found.dir) ?? path.basename(found.dir),
+    plan: found.isEvaluation ? await readPlan(found.dir) : null,
+    isEvaluation: found.isEvaluation,
+  };
+}
+
+/** The JobInfo of every found job. */
+export async function readJobInfos(found: readonly FoundJob[]): Promise<JobInfo[]> {
+  const ids = jobIds(found.map((j) => j.dir));
+  return mapLimit(found, 8, (j) => readJobInfo(j, ids));
 }
 
 export async function readJobFolder(found: FoundJob): Promise<JobFolder> {

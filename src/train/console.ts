@@ -1,6 +1,7 @@
 // The console lines of `bench train`, word for word as the seed prints them.
-import type { ConvertResult } from "./convert-types.js";
-import type { StreamRecord } from "./schema-stream.js";
+
+import type { StreamRecord } from "../schemas/rollout-stream.js";
+import type { ConvertResult } from "./convert/types.js";
 
 export function convertLines(res: ConvertResult, out: string): string[] {
   const lines = [`Converted ${res.rows} row(s) from ${res.rollouts} rollout(s) -> ${out}`];

@@ -1,19 +1,30 @@
 // The training-data library: the same code paths as `bench train convert | stream | validate`.
-export { baselineOf, EPS, FORMULAS, NORMALISATIONS, type Normalisation } from "./advantage.js";
+// One folder per step; the jobs directory itself is read by src/jobs-dir (the seam), not here.
+//   rollouts/   the train side's facts of each rollout folder jobs-dir read, and one scan of a tree
+//   groups/     group keys, settling a group, advantages (pure maths)
+//   dialects/   a recorded call (any dialect) as chat messages and tools (the walks: src/dialects)
+//   tokens/     token sequences from captured token ids
+//   convert/    rows and the manifest (`bench train convert`)
+//   stream/     live rollout records (`bench train stream`) and how a stream ends
+//   validate/   row checks (`bench train validate`)
+//   testing/    test helpers (job and trajectory builders), not part of the library
+// The files it writes (rows, manifest, stream record) have their schemas in src/schemas/.
+
+export * from "../schemas/rollout-stream.js";
+export * from "../schemas/train-manifest.js";
+export * from "../schemas/train-rows.js";
 export { convertLines, textLine } from "./console.js";
-export { convertJob } from "./convert.js";
-export type { ConvertOptions, ConvertResult, GroupTotals } from "./convert-types.js";
-export { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
-export type { GroupKey, MemberState, Settled } from "./groups.js";
-export { groupBlock, groupKeyOf, memberWithheld, parseGroupBy, settleGroup } from "./groups.js";
-export type { RolloutFacts } from "./rollout.js";
-export { type Scan, scanRollouts } from "./scan.js";
-export * from "./schema.js";
-export * from "./schema-manifest.js";
-export * from "./schema-stream.js";
-export { type StreamOptions, streamRollouts } from "./stream.js";
-export type { StreamEnd } from "./stream-end.js";
-export { type TokenReport, tokenReport } from "./tokens.js";
+export { convertJob } from "./convert/convert.js";
+export type { ConvertOptions, ConvertResult, GroupTotals } from "./convert/types.js";
+export { baselineOf, EPS, FORMULAS, NORMALISATIONS, type Normalisation } from "./groups/advantage.js";
+export type { GroupKey, MemberState, Settled } from "./groups/groups.js";
+export { groupBlock, groupKeyOf, memberWithheld, parseGroupBy, settleGroup } from "./groups/groups.js";
+export type { RolloutFacts } from "./rollouts/facts.js";
+export { type Scan, scanRollouts } from "./rollouts/scan.js";
+export type { StreamEnd } from "./stream/end.js";
+export { JobProcessGone, RunStopped, StreamTimeout } from "./stream/errors.js";
+export { type StreamOptions, streamRollouts } from "./stream/stream.js";
+export { type TokenReport, tokenReport } from "./tokens/tokens.js";
 export {
   checkRow,
   ROW_FORMATS,
@@ -22,4 +33,4 @@ export {
   type ValidationReport,
   validateFile,
   validateRows,
-} from "./validate.js";
+} from "./validate/validate.js";

@@ -7,9 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { convertJob } from "./convert.js";
-import { streamRollouts } from "./stream.js";
-import { validateFile } from "./validate.js";
+import { convertJob } from "./convert/convert.js";
+import { streamRollouts } from "./stream/stream.js";
+import { validateFile } from "./validate/validate.js";
 
 const JOBS = path.join(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -1,6 +1,13 @@
 // Anthropic Messages request -> chat request. tool_result blocks become tool messages (placed first,
 // right after the assistant turn that called them), tool_use blocks become tool_calls, thinking blocks
 // become `reasoning_content`. Server tools (web search, ...) have no chat equivalent and are dropped.
+// The walk is src/dialects' (shared with train); this file gives the chat-request style.
+import {
+  type AnthropicStyle,
+  anthropicToolDefs,
+  anthropicTurns,
+  type ToolStyle,
+} from "../../dialects/index.js";
 import { GatewayError } from "../errors.js";
 import type { ChatMessage, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
@@ -11,13 +18,9 @@ export function anthropicToChat(request: JsonObject): JsonObject {
   const messages: ChatMessage[] = [];
   const system = textOf(request.system);
   if (system !== null && system !== "") messages.push({ role: "system", content: system });
-  for (const message of request.messages) {
-    if (!isObject(message)) continue;
-    if (message.role === "assistant") messages.push(assistantTurn(message.content));
-    else addUserTurn(messages, message.content);
-  }
+  messages.push(...anthropicTurns(request.messages, CHAT_REQUEST));
   const chat: JsonObject = { model: request.model ?? null, messages: messages as unknown as Json };
-  const tools = chatTools(request.tools);
+  const tools = anthropicToolDefs(request.tools, REQUEST_TOOLS);
   if (tools.length > 0) {
     chat.tools = tools;
     const choice = isObject(request.tool_choice) ? request.tool_choice : null;
@@ -34,56 +37,33 @@ export function anthropicToChat(request: JsonObject): JsonObject {
   return chat;
 }
 
-function assistantTurn(content: Json | undefined): ChatMessage {
-  if (typeof content === "string") return { role: "assistant", content };
-  const blocks = Array.isArray(content) ? content.filter(isObject) : [];
-  const text = blocks
-    .flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : []))
-    .join("");
-  const thinking = blocks.flatMap((b) =>
-    b.type === "thinking" && typeof b.thinking === "string" ? [b.thinking] : [],
-  );
-  const calls: ChatToolCall[] = blocks
-    .filter((b) => b.type === "tool_use")
-    .map((b) => ({
-      id: String(b.id ?? ""),
-      type: "function",
-      function: { name: String(b.name ?? ""), arguments: JSON.stringify(b.input ?? {}) },
-    }));
-  const turn: ChatMessage = { role: "assistant", content: text === "" ? null : text };
-  if (thinking.length > 0) turn.reasoning_content = thinking.join("");
-  if (calls.length > 0) turn.tool_calls = calls;
-  return turn;
-}
-
-function addUserTurn(messages: ChatMessage[], content: Json | undefined): void {
-  if (typeof content === "string") {
-    messages.push({ role: "user", content });
-    return;
-  }
-  const blocks = Array.isArray(content) ? content.filter(isObject) : [];
-  for (const block of blocks) {
-    if (block.type !== "tool_result") continue;
-    messages.push({
-      role: "tool",
-      tool_call_id: String(block.tool_use_id ?? ""),
-      content: textOf(block.content) ?? "",
+/** A chat request keeps thinking (as reasoning_content) and images; text blocks join with nothing. */
+const CHAT_REQUEST: AnthropicStyle<string | JsonObject[] | null, ChatToolCall> = {
+  textSeparator: "",
+  emptyText: null,
+  keepThinking: true,
+  callTypes: ["tool_use"],
+  toolCall: (b) => ({
+    id: String(b.id ?? ""),
+    type: "function",
+    function: { name: String(b.name ?? ""), arguments: JSON.stringify(b.input ?? {}) },
+  }),
+  toolResult: (content) => textOf(content as Json | undefined) ?? "",
+  userContent: (rest) => {
+    const parts: JsonObject[] = rest.flatMap((b): JsonObject[] => {
+      if (b.type === "text" && typeof b.text === "string") return [{ type: "text", text: b.text }];
+      if (b.type === "image" && isObject(b.source)) {
+        const s = b.source;
+        const url = s.type === "base64" ? `data:${s.media_type};base64,${s.data}` : s.url;
+        if (typeof url === "string") return [{ type: "image_url", image_url: { url } }];
+      }
+      return [];
     });
-  }
-  const parts: JsonObject[] = blocks.flatMap((b): JsonObject[] => {
-    if (b.type === "text" && typeof b.text === "string") return [{ type: "text", text: b.text }];
-    if (b.type === "image" && isObject(b.source)) {
-      const s = b.source;
-      const url = s.type === "base64" ? `data:${s.media_type};base64,${s.data}` : s.url;
-      if (typeof url === "string") return [{ type: "image_url", image_url: { url } }];
-    }
-    return [];
-  });
-  if (parts.length === 0) return;
-  if (parts.length === 1 && parts[0]?.type === "text")
-    messages.push({ role: "user", content: parts[0].text as string });
-  else messages.push({ role: "user", content: parts });
-}
+    if (parts.length === 0) return undefined;
+    if (parts.length === 1 && parts[0]?.type === "text") return parts[0].text as string;
+    return parts;
+  },
+};
 
 /** Text of a string or of a list of blocks (text blocks joined by newlines); null when absent. */
 function textOf(value: Json | undefined): string | null {
@@ -95,15 +75,20 @@ function textOf(value: Json | undefined): string | null {
     .join("\n");
 }
 
-function chatTools(tools: Json | undefined): JsonObject[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.filter(isObject).flatMap((tool): JsonObject[] => {
-    if (tool.type !== undefined && tool.type !== "custom") return [];
-    const fn: JsonObject = { name: tool.name ?? "", parameters: tool.input_schema ?? { type: "object" } };
-    if (typeof tool.description === "string") fn.description = tool.description;
-    return [{ type: "function", function: fn }];
-  });
-}
+/** A request's functions: server tools are dropped (upstream cannot run them); the schema defaults to an object. */
+const REQUEST_TOOLS: ToolStyle<JsonObject> = {
+  keepBuiltIn: false,
+  nestedFunction: false,
+  customParameters: {},
+  def: (t) => {
+    const fn: JsonObject = {
+      name: (t.name ?? "") as Json,
+      parameters: (t.parameters ?? { type: "object" }) as Json,
+    };
+    if (typeof t.description === "string") fn.description = t.description;
+    return { type: "function", function: fn };
+  },
+};
 
 function toolChoice(choice: JsonObject): Json {
   if (choice.type === "any") return "required";

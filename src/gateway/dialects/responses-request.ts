@@ -1,6 +1,13 @@
 // OpenAI Responses request -> chat request. Items become messages: function_call items join the
 // assistant turn before them, function_call_output items become tool messages, reasoning items ride
 // on the next assistant turn as `reasoning_content`. Custom (freeform) tools become one-string functions.
+// The walk is src/dialects' (shared with train); this file gives the chat-request style.
+import {
+  type ResponsesStyle,
+  responsesToolDefs,
+  responsesTurns,
+  type ToolStyle,
+} from "../../dialects/index.js";
 import { GatewayError } from "../errors.js";
 import type { ChatMessage, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
@@ -36,11 +43,11 @@ export function responsesToChat(request: JsonObject): JsonObject {
     messages.push({ role: "system", content: request.instructions });
   }
   if (typeof request.input === "string") messages.push({ role: "user", content: request.input });
-  else if (Array.isArray(request.input)) addItems(messages, request.input);
+  else if (Array.isArray(request.input)) messages.push(...responsesTurns(request.input, CHAT_REQUEST));
   else throw new GatewayError(400, "`input` must be a string or a list of items", null, "policy");
 
   const chat: JsonObject = { model: request.model ?? null, messages: messages as unknown as Json };
-  const tools = chatTools(request.tools);
+  const tools = responsesToolDefs(request.tools, REQUEST_TOOLS);
   if (tools.length > 0) {
     chat.tools = tools;
     if (request.tool_choice !== undefined) chat.tool_choice = toolChoice(request.tool_choice);
@@ -69,58 +76,31 @@ export function responsesToChat(request: JsonObject): JsonObject {
   return chat;
 }
 
-function addItems(messages: ChatMessage[], items: Json[]): void {
-  let reasoning = "";
-  const assistantTurn = (): ChatMessage => {
-    const last = messages[messages.length - 1];
-    if (last && last.role === "assistant" && reasoning === "") return last;
-    const turn: ChatMessage = { role: "assistant", content: null };
-    if (reasoning !== "") turn.reasoning_content = reasoning;
-    reasoning = "";
-    messages.push(turn);
-    return turn;
-  };
-  for (const item of items) {
-    if (!isObject(item)) continue;
-    const type = item.type ?? (typeof item.role === "string" ? "message" : null);
-    if (type === "message") {
-      const role = item.role === "developer" ? "system" : String(item.role ?? "user");
-      if (role === "assistant") {
-        const turn: ChatMessage = { role: "assistant", content: textOf(item.content) };
-        if (reasoning !== "") turn.reasoning_content = reasoning;
-        reasoning = "";
-        messages.push(turn);
-      } else messages.push({ role, content: userContent(item.content) });
-    } else if (type === "function_call" || type === "custom_tool_call") {
-      const args = type === "function_call" ? item.arguments : JSON.stringify({ input: item.input ?? "" });
-      const call: ChatToolCall = {
-        id: String(item.call_id ?? item.id ?? ""),
-        type: "function",
-        function: {
-          name: String(item.name ?? ""),
-          arguments: typeof args === "string" ? args : JSON.stringify(args),
-        },
-      };
-      const turn = assistantTurn();
-      turn.tool_calls = [...(turn.tool_calls ?? []), call];
-    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      messages.push({
-        role: "tool",
-        tool_call_id: String(item.call_id ?? ""),
-        content: textOf(item.output) ?? "",
-      });
-    } else if (type === "reasoning") {
-      reasoning += reasoningText(item);
-    }
-  }
-}
-
-function reasoningText(item: JsonObject): string {
-  const parts = Array.isArray(item.content) && item.content.length > 0 ? item.content : item.summary;
-  return Array.isArray(parts)
-    ? parts.map((p) => (isObject(p) && typeof p.text === "string" ? p.text : "")).join("")
-    : "";
-}
+/**
+ * A chat request keeps reasoning (on the next assistant turn) and images; developer is system; a
+ * custom tool's raw input is the one argument `input`.
+ */
+const CHAT_REQUEST: ResponsesStyle<string | JsonObject[] | null, ChatToolCall> = {
+  emptyText: null,
+  keepReasoning: true,
+  stringItems: false,
+  untypedNeedsRole: true,
+  developerAsSystem: true,
+  messageContent: (role, content) =>
+    role === "assistant" ? textOf(content as Json | undefined) : userContent(content as Json | undefined),
+  toolCall: (item) => {
+    const args = item.type === "function_call" ? item.arguments : JSON.stringify({ input: item.input ?? "" });
+    return {
+      id: String(item.call_id ?? item.id ?? ""),
+      type: "function",
+      function: {
+        name: String(item.name ?? ""),
+        arguments: typeof args === "string" ? args : JSON.stringify(args),
+      },
+    };
+  },
+  toolResult: (output) => textOf(output as Json | undefined) ?? "",
+};
 
 /** Text of a content value (string, or parts with text); null when there is none. */
 function textOf(content: Json | undefined): string | null {
@@ -144,23 +124,27 @@ function userContent(content: Json | undefined): string | JsonObject[] {
   return parts;
 }
 
-function chatTools(tools: Json | undefined): JsonObject[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.filter(isObject).flatMap((tool): JsonObject[] => {
-    if (tool.type === "function") {
-      const fn: JsonObject = { name: tool.name ?? "", parameters: tool.parameters ?? { type: "object" } };
-      if (typeof tool.description === "string") fn.description = tool.description;
-      return [{ type: "function", function: fn }];
+/** A request's functions: built-in tools (web_search, ...) have no chat equivalent and are dropped. */
+const REQUEST_TOOLS: ToolStyle<JsonObject> = {
+  keepBuiltIn: false,
+  nestedFunction: false,
+  customParameters: CUSTOM_PARAMETERS,
+  def: (t) => {
+    if (t.custom) {
+      const description = typeof t.description === "string" ? t.description : "";
+      return {
+        type: "function",
+        function: { name: (t.name ?? "") as Json, description, parameters: CUSTOM_PARAMETERS },
+      };
     }
-    if (tool.type === "custom") {
-      const description = typeof tool.description === "string" ? tool.description : "";
-      return [
-        { type: "function", function: { name: tool.name ?? "", description, parameters: CUSTOM_PARAMETERS } },
-      ];
-    }
-    return []; // built-in tools (web_search, ...) have no chat equivalent
-  });
-}
+    const fn: JsonObject = {
+      name: (t.name ?? "") as Json,
+      parameters: (t.parameters ?? { type: "object" }) as Json,
+    };
+    if (typeof t.description === "string") fn.description = t.description;
+    return { type: "function", function: fn };
+  },
+};
 
 function toolChoice(choice: Json): Json {
   if (typeof choice === "string") return choice;

@@ -1,6 +1,8 @@
 // Shared pieces for turning any dialect into OpenAI chat messages: text joining, tool calls, tool defs.
-import { isRecord } from "../jsonl.js";
-import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
+
+import type { ToolStyle } from "../../dialects/index.js";
+import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
+import { isRecord } from "../../util/jsonl.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -99,3 +101,11 @@ export function cleanMessage(m: Obj): ChatMessage {
   }
   return out as ChatMessage;
 }
+
+/** A row keeps every named tool the agent declared, server and built-in tools too (their calls happened). */
+export const ROW_TOOLS: ToolStyle<ToolDef> = {
+  keepBuiltIn: true,
+  nestedFunction: false,
+  customParameters: { type: "object", properties: { input: { type: "string" } } },
+  def: (t) => toolDef(t.name, t.description, t.parameters),
+};

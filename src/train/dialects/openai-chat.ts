@@ -1,6 +1,7 @@
 // OpenAI chat completions: already the row shape; only content, tool calls and tool defs are tidied.
-import { isRecord } from "../jsonl.js";
-import type { ChatMessage, ToolDef } from "../schema.js";
+
+import type { ChatMessage, ToolDef } from "../../schemas/train-rows.js";
+import { isRecord } from "../../util/jsonl.js";
 import {
   arrayOf,
   type Conversation,

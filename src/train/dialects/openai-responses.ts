@@ -1,62 +1,36 @@
 // OpenAI Responses: input items (messages, function calls and their outputs) become chat messages;
-// consecutive calls join one assistant turn; reasoning items are dropped.
-import { isRecord } from "../jsonl.js";
-import type { ChatMessage, ToolCall, ToolDef } from "../schema.js";
-import { arrayOf, type Conversation, contentOf, type Obj, toolCall, toolDef } from "./common.js";
+// consecutive calls join one assistant turn; reasoning items are dropped. The walk is src/dialects'
+// (shared with the gateway); this file gives a row's style.
 
-function callOf(item: Obj, fallbackId: string): ToolCall | null {
-  if (item.type === "function_call")
-    return toolCall(item.call_id ?? item.id, item.name, item.arguments, fallbackId);
-  // Freeform tools (Codex's apply_patch) carry raw text: keep it as the one argument `input`.
-  if (item.type === "custom_tool_call")
-    return toolCall(item.call_id ?? item.id, item.name, { input: item.input }, fallbackId);
-  return null;
-}
+import { type ResponsesStyle, responsesToolDefs, responsesTurns } from "../../dialects/index.js";
+import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
+import { arrayOf, type Conversation, contentOf, type Obj, ROW_TOOLS, toolCall } from "./common.js";
 
-function outputOf(item: Obj): ChatMessage | null {
-  if (item.type !== "function_call_output" && item.type !== "custom_tool_call_output") return null;
-  return { role: "tool", tool_call_id: String(item.call_id ?? ""), content: contentOf(item.output ?? "") };
+/** A row's style: reasoning dropped, bare strings are user turns, roles normalised later, ids filled. */
+function rowStyle(where: string): ResponsesStyle<string | unknown[], ToolCall> {
+  return {
+    emptyText: "",
+    keepReasoning: false,
+    stringItems: true,
+    untypedNeedsRole: false,
+    developerAsSystem: false,
+    messageContent: (_role, content) => contentOf(content),
+    toolCall: (item, i) =>
+      // Freeform tools (Codex's apply_patch) carry raw text: keep it as the one argument `input`.
+      item.type === "custom_tool_call"
+        ? toolCall(item.call_id ?? item.id, item.name, { input: item.input }, `call_${where}_${i}`)
+        : toolCall(item.call_id ?? item.id, item.name, item.arguments, `call_${where}_${i}`),
+    toolResult: (output) => contentOf(output ?? ""),
+  };
 }
 
 /** Items in order to chat messages; a call joins the assistant turn just before it. */
 function itemsToMessages(items: unknown[], where: string): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  items.forEach((raw, i) => {
-    if (typeof raw === "string") {
-      out.push({ role: "user", content: raw });
-      return;
-    }
-    if (!isRecord(raw) || raw.type === "reasoning") return;
-    const call = callOf(raw, `call_${where}_${i}`);
-    if (call) {
-      const last = out[out.length - 1];
-      if (last?.role === "assistant") last.tool_calls = [...(last.tool_calls ?? []), call];
-      else out.push({ role: "assistant", content: "", tool_calls: [call] });
-      return;
-    }
-    const output = outputOf(raw);
-    if (output) {
-      out.push(output);
-      return;
-    }
-    if (raw.type === undefined || raw.type === "message") {
-      out.push({ role: String(raw.role ?? "user") as ChatMessage["role"], content: contentOf(raw.content) });
-    }
-  });
-  return out;
+  return responsesTurns(items, rowStyle(where)) as ChatMessage[];
 }
 
 export function responsesTools(tools: unknown): ToolDef[] {
-  const out: ToolDef[] = [];
-  for (const t of arrayOf(tools)) {
-    if (!isRecord(t)) continue;
-    const fn = isRecord(t.function) ? t.function : t;
-    const params =
-      t.type === "custom" ? { type: "object", properties: { input: { type: "string" } } } : fn.parameters;
-    const def = toolDef(fn.name, fn.description, params);
-    if (def) out.push(def);
-  }
-  return out;
+  return responsesToolDefs(tools, { ...ROW_TOOLS, nestedFunction: true });
 }
 
 export function fromOpenAIResponses(req: Obj, res: Obj, exchangeIndex: number): Conversation {

@@ -1,0 +1,60 @@
+// Tool definitions of the Anthropic and Responses dialects as chat functions: which field holds what
+// (input_schema, parameters; a freeform tool's one string input) is the dialect's and lives here; how
+// a definition is written, and whether tools without a chat function (Anthropic server tools,
+// Responses built-ins) are kept, is the caller's style.
+import { isObj, type Obj } from "./turn.js";
+
+export interface ToolFields {
+  name: unknown;
+  description: unknown;
+  parameters: unknown;
+  /** A Responses custom (freeform) tool: its parameters are the style's customParameters. */
+  custom: boolean;
+}
+
+export interface ToolStyle<Def> {
+  /**
+   * Tools that are not client functions: kept (a row: the agent saw them and its calls happened) or
+   * dropped (a chat request: upstream cannot run them).
+   */
+  keepBuiltIn: boolean;
+  /** Read a nested `function` object too (tools recorded in chat's shape); the gateway does not. */
+  nestedFunction: boolean;
+  /** The parameters given to a freeform tool. */
+  customParameters: Obj;
+  /** One definition, or null to leave the tool out. */
+  def(fields: ToolFields): Def | null;
+}
+
+function defs<Def>(tools: unknown, style: ToolStyle<Def>, fieldsOf: (t: Obj) => ToolFields | null): Def[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(isObj).flatMap((t) => {
+    const fields = fieldsOf(t);
+    const def = fields ? style.def(fields) : null;
+    return def === null ? [] : [def];
+  });
+}
+
+/** Anthropic: client tools have no type or type "custom"; server tools (web search, ...) have another. */
+export function anthropicToolDefs<Def>(tools: unknown, style: ToolStyle<Def>): Def[] {
+  return defs(tools, style, (t) =>
+    !style.keepBuiltIn && t.type !== undefined && t.type !== "custom"
+      ? null
+      : { name: t.name, description: t.description, parameters: t.input_schema, custom: false },
+  );
+}
+
+/** Responses: function tools, custom (freeform) tools, and built-ins (web_search, ...). */
+export function responsesToolDefs<Def>(tools: unknown, style: ToolStyle<Def>): Def[] {
+  return defs(tools, style, (t) => {
+    const custom = t.type === "custom";
+    if (!style.keepBuiltIn && t.type !== "function" && !custom) return null;
+    const fn = style.nestedFunction && isObj(t.function) ? t.function : t;
+    return {
+      name: fn.name,
+      description: fn.description,
+      parameters: custom ? style.customParameters : fn.parameters,
+      custom,
+    };
+  });
+}

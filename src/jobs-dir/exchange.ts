@@ -1,0 +1,90 @@
+// One recorded model call (a line of llm_trajectory.jsonl, upstream's LLMExchange shape). Bodies are
+// the agent's own dialect, so they are read through small guards rather than one strict schema.
+import { UserInputError } from "../errors.js";
+import { isRecord, readJsonLines } from "../util/jsonl.js";
+
+export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages";
+type Obj = Record<string, unknown>;
+
+export interface Exchange {
+  /** Line index in llm_trajectory.jsonl (0-based, blank lines not counted). */
+  index: number;
+  request: Obj;
+  response: Obj;
+  metadata: Obj;
+}
+
+export function toExchange(value: unknown, index: number, displayPath: string): Exchange {
+  if (!isRecord(value)) {
+    throw new UserInputError(
+      `${displayPath} line ${index + 1}: expected a JSON object with request and response.`,
+    );
+  }
+  const obj = (v: unknown): Obj => (isRecord(v) ? v : {});
+  return { index, request: obj(value.request), response: obj(value.response), metadata: obj(value.metadata) };
+}
+
+/** undefined when the rollout has no llm_trajectory.jsonl (oracle, nop, no gateway). */
+export async function readExchanges(file: string, displayPath: string): Promise<Exchange[] | undefined> {
+  const lines = await readJsonLines(file, displayPath);
+  return lines?.map((v, i) => toExchange(v, i, displayPath));
+}
+
+export function requestBody(ex: Exchange): Obj {
+  return isRecord(ex.request.body) ? ex.request.body : {};
+}
+
+export function responseBody(ex: Exchange): Obj {
+  return isRecord(ex.response.body) ? ex.response.body : {};
+}
+
+export function statusOf(ex: Exchange): number | null {
+  const s = ex.response.status_code;
+  return typeof s === "number" ? s : null;
+}
+
+/** A call that reached the model and got an answer. */
+export function isSuccessful(ex: Exchange): boolean {
+  const s = statusOf(ex);
+  return s !== null && s >= 200 && s < 300 && !isRecord(responseBody(ex).error);
+}
+
+export function tokenCaptureOf(ex: Exchange): Obj | undefined {
+  const tc = ex.metadata.token_capture;
+  return isRecord(tc) ? tc : undefined;
+}
+
+export function callPurposeOf(ex: Exchange): string {
+  const p = ex.metadata.call_purpose;
+  return typeof p === "string" && p !== "" ? p : "agent";
+}
+
+export function policyVersionOf(ex: Exchange): string | null {
+  const v = ex.metadata.policy_version;
+  if (typeof v === "string") return v;
+  if (typeof v === "number") return String(v);
+  return null;
+}
+
+const WIRES: readonly string[] = ["openai-chat", "openai-responses", "anthropic-messages"];
+
+/** The dialect the agent spoke: recorded by our gateway; inferred for upstream's files, which lack it. */
+export function wireOf(ex: Exchange): Wire {
+  const recorded = ex.metadata.wire ?? tokenCaptureOf(ex)?.wire;
+  if (typeof recorded === "string" && WIRES.includes(recorded)) return recorded as Wire;
+  const path = typeof ex.request.path === "string" ? ex.request.path : "";
+  if (/\/messages(\?|$)/.test(path)) return "anthropic-messages";
+  if (/\/responses(\?|$)/.test(path)) return "openai-responses";
+  if (path.includes("/chat/completions")) return "openai-chat";
+  const req = requestBody(ex);
+  const res = responseBody(ex);
+  if (res.type === "message" || (typeof req.system !== "undefined" && !("input" in req)))
+    return "anthropic-messages";
+  if (res.object === "response" || ("input" in req && !("messages" in req))) return "openai-responses";
+  return "openai-chat";
+}
+
+/** Every policy version the calls name, sorted. */
+export function policyVersions(exchanges: readonly Exchange[] | undefined): string[] {
+  return [...new Set((exchanges ?? []).map(policyVersionOf).filter((v): v is string => v !== null))].sort();
+}

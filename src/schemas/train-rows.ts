@@ -1,0 +1,152 @@
+// What `bench train` writes: group blocks and rows (the manifest: train-manifest.ts; stream records:
+// rollout-stream.ts). Types come from these schemas, and schemas/*.json is generated from them
+// (scripts/gen-schemas.ts), so the two never drift.
+import { z } from "zod";
+
+export const GROUP_BY_KEYS = ["task", "agent", "model", "task_digest", "job", "policy_version"] as const;
+export const GroupByKey = z.enum(GROUP_BY_KEYS);
+export type GroupByKey = z.infer<typeof GroupByKey>;
+export const DEFAULT_GROUP_BY: GroupByKey[] = ["task", "agent", "model", "job"];
+
+/** Why a whole group gives no rows and no advantages (the seed's rules). */
+export const WITHHELD_REASONS = [
+  "missing_result",
+  "truncated_result",
+  "unscored_member",
+  "no_model_calls",
+  "all_calls_failed",
+] as const;
+export const WithheldReason = z.enum(WITHHELD_REASONS);
+export type WithheldReason = z.infer<typeof WithheldReason>;
+
+export const NormalisationName = z.enum(["grpo", "loo"]);
+
+export const GroupBlock = z
+  .object({
+    id: z.string().describe("key=value pairs of --group-by, joined by |"),
+    normalisation: NormalisationName,
+    formula: z.string(),
+    rollouts: z.number().int().describe("members of the group, scored or not; replaced attempts excluded"),
+    scored: z.number().int(),
+    mean: z.number().nullable(),
+    std: z.number().nullable().describe("sample std (ddof 1); null with fewer than two scored rollouts"),
+    eps: z.number(),
+    error: z.string().optional().describe("this rollout's error category, so a trainer can mask it"),
+    excluded: z.literal("single_scored_rollout").optional(),
+  })
+  .meta({ title: "benchflow train group block", description: "How a row's advantage was made." });
+export type GroupBlock = z.infer<typeof GroupBlock>;
+
+export const ToolCall = z.object({
+  id: z.string(),
+  type: z.literal("function"),
+  function: z.object({
+    name: z.string(),
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  }),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const ChatMessage = z
+  .object({
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: z
+      .union([z.string(), z.array(z.unknown())])
+      .nullable()
+      .optional(),
+    tool_calls: z.array(ToolCall).optional(),
+    tool_call_id: z.string().optional(),
+    name: z.string().optional(),
+  })
+  .loose();
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+export const ToolDef = z.object({
+  type: z.literal("function"),
+  function: z.object({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+  }),
+});
+export type ToolDef = z.infer<typeof ToolDef>;
+
+/** Fields every row and stream record carries so a trainer can mask without knowing our rules. */
+const Signal = {
+  outcome: z
+    .string()
+    .nullable()
+    .describe("the rollout's outcome category (timeout, agent_error, ...) or null"),
+  in_baseline: z.boolean().describe("whether this rollout's reward entered its group's mean and std"),
+  advantage: z.number().nullable().optional(),
+  group: GroupBlock.optional(),
+};
+
+const RowSource = {
+  rollout: z.string(),
+  job: z.string(),
+  reward: z.number().nullable(),
+  agent: z.string().nullable(),
+  model: z.string().nullable(),
+  source_path: z.string(),
+  source_rollout_dir: z.string(),
+};
+
+export const PrimeSftRow = z
+  .object({
+    messages: z.array(ChatMessage),
+    tool_defs: z.array(ToolDef),
+    task_name: z.string(),
+    source: z.literal("benchflow-llm-trajectory"),
+    exchange_index: z.number().int(),
+    score: z.number().nullable(),
+    token_usage: z.record(z.string(), z.unknown()).optional(),
+    ...RowSource,
+    ...Signal,
+  })
+  .meta({
+    title: "benchflow prime-sft row",
+    description: "Window from the last user message of one model call.",
+  });
+export type PrimeSftRow = z.infer<typeof PrimeSftRow>;
+
+export const TrlSftRow = z
+  .object({
+    prompt: z.array(ChatMessage),
+    completion: z.array(ChatMessage),
+    tools: z.array(ToolDef),
+    task_id: z.string(),
+    exchange_index: z.number().int(),
+    call_purpose: z.string(),
+    source: z.literal("benchflow-llm-trajectory"),
+    token_usage: z.record(z.string(), z.unknown()).optional(),
+    ...RowSource,
+    ...Signal,
+  })
+  .meta({ title: "benchflow trl-sft row", description: "The full conversation as prompt/completion." });
+export type TrlSftRow = z.infer<typeof TrlSftRow>;
+
+export const TokenSequence = z.object({
+  thread: z.number().int(),
+  kind: z.enum(["agent", "subagent", "helper", "chat"]),
+  calls: z.array(z.number().int()).describe("line indexes in llm_trajectory.jsonl"),
+  prompt_ids: z.array(z.number().int()),
+  completion_ids: z.array(z.number().int()),
+  completion_mask: z.array(z.union([z.literal(0), z.literal(1)])).describe("1 only on sampled tokens"),
+  completion_logprobs: z.array(z.number()),
+});
+export type TokenSequence = z.infer<typeof TokenSequence>;
+
+export const TokensRow = z
+  .object({
+    ...TokenSequence.shape,
+    task_name: z.string(),
+    source: z.literal("benchflow-token-capture"),
+    policy_versions: z.array(z.string()).optional(),
+    ...RowSource,
+    ...Signal,
+  })
+  .meta({ title: "benchflow tokens row", description: "One merged token sequence per conversation." });
+export type TokensRow = z.infer<typeof TokensRow>;
+
+export type TrainRow = PrimeSftRow | TrlSftRow | TokensRow;

@@ -1,0 +1,185 @@
+// `bench train convert`: rollouts to training rows. Rollouts are read one job at a time; with
+// --group-advantage a first pass keeps only each rollout's folder and group, and a second pass reads
+// group by group (a group's rows wait until its withholding rules are settled). Memory follows the
+// size of a group, not the number of rollouts.
+import path from "node:path";
+import { UserInputError } from "../../errors.js";
+import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
+import { JOB_MARKERS, type JobInfo, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
+import { mapLimit } from "../../jobs-dir/map-limit.js";
+import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
+import { NORMALISATIONS } from "../groups/advantage.js";
+import { groupKeyOf, parseGroupBy, policyVersionKey } from "../groups/groups.js";
+import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
+import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
+import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
+import { type ConvertGroup, writeGroup } from "./group.js";
+import { emitRow, readCalls, type WriteContext } from "./io.js";
+import { ManifestSink } from "./manifest-writer.js";
+import { RowWriter } from "./row-writer.js";
+import { type RowMode, rowsOfRollout } from "./rows.js";
+import { ConvertStats } from "./stats.js";
+import type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
+
+export type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
+
+function assertOptions(opts: ConvertOptions): { format: RowFormat; rowMode: RowMode } {
+  const format = opts.format ?? "prime-sft";
+  if (!ROW_FORMATS.includes(format))
+    throw new UserInputError(`--format: unknown format "${format}"; use ${ROW_FORMATS.join(", ")}.`);
+  const rowMode = opts.rowMode ?? "rollout";
+  if (rowMode !== "rollout" && rowMode !== "exchange")
+    throw new UserInputError(`--row-mode: use rollout or exchange, not "${rowMode}".`);
+  if (format === "tokens" && opts.rowMode === "exchange") {
+    throw new UserInputError(
+      "--row-mode exchange does not apply to --format tokens, which writes one row per conversation.",
+    );
+  }
+  if (opts.groupAdvantage !== undefined && !NORMALISATIONS.includes(opts.groupAdvantage)) {
+    throw new UserInputError(`--group-advantage: use grpo or loo, not "${opts.groupAdvantage}".`);
+  }
+  if (opts.minReward !== undefined && !Number.isFinite(opts.minReward))
+    throw new UserInputError("--min-reward: give a number, for example 0.5.");
+  return { format, rowMode };
+}
+
+/** Writing over a file we read would lose the input: refuse before touching anything. */
+async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void> {
+  const targets: Array<[string, string]> = [["--out", opts.out]];
+  if (opts.manifest) targets.push(["--manifest", opts.manifest]);
+  if (opts.manifest && path.resolve(opts.manifest) === path.resolve(opts.out)) {
+    throw new UserInputError(
+      `--manifest and --out are the same file (${opts.out}); give the manifest its own name.`,
+    );
+  }
+  const jobFiles = new Set(scan.jobs.flatMap((j) => JOB_MARKERS.map((f) => path.join(j.dir, f))));
+  for (const [flag, file] of targets) {
+    const abs = path.resolve(file);
+    let clash = abs === scan.root || jobFiles.has(abs);
+    // Anything inside a rollout folder is that rollout's data.
+    for (
+      let dir = path.dirname(abs);
+      !clash && (dir === scan.root || dir.startsWith(scan.root + path.sep));
+      dir = path.dirname(dir)
+    ) {
+      clash = await looksLikeRollout(dir, path.basename(dir));
+    }
+    if (clash)
+      throw new UserInputError(
+        `${flag} ${file} is one of the inputs under ${opts.jobs}; write it somewhere else, for example train/rows.jsonl.`,
+      );
+  }
+}
+
+/** Replaced attempts are counted and listed, never converted; the rest come back in path order. */
+function liveRollouts(j: ScannedJob, stats: ConvertStats, opts: ConvertOptions): RolloutFacts[] {
+  const live: RolloutFacts[] = [];
+  for (const r of j.rollouts) {
+    const retried = j.retried.get(r.dir);
+    if (retried) {
+      stats.skip("skipped_retried");
+      stats.retried.push({
+        rollout: r.name,
+        rollout_dir: r.displayDir,
+        replaced_by: retried.replacedBy,
+        reason: retried.reason,
+      });
+      continue;
+    }
+    if (r.resultProblem) opts.onWarning?.(`${path.join(r.displayDir, RESULT)}: ${r.resultProblem}`);
+    stats.rolloutsSeen++;
+    live.push(r);
+  }
+  return live;
+}
+
+export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
+  const { format, rowMode } = assertOptions(opts);
+  const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
+  const scan = await scanJobs(opts.jobs);
+  await assertOutputs(opts, scan);
+  const sink = await ManifestSink.open(opts.manifest, opts.keepGroups ?? true);
+  const stats = new ConvertStats(format, rowMode, sink);
+  const writer = await RowWriter.open(opts.out);
+  let totals: GroupTotals | null = null;
+  try {
+    const ctx: WriteContext = { format, rowMode, minReward: opts.minReward, stats, writer };
+    if (opts.groupAdvantage) {
+      totals = {
+        normalisation: opts.groupAdvantage,
+        by,
+        groups: 0,
+        unscored: 0,
+        singleScored: 0,
+        withheld: {},
+      };
+      const groups = await groupsOf(scan, by, stats, opts);
+      for (const [id, g] of groups) {
+        // Each group's folders are let go once its rows are out.
+        groups.delete(id);
+        const where = (m: GroupRef) => ({ job: m.job, root: scan.root, displayRoot: scan.displayRoot });
+        const members = await mapLimit(g.members, 8, (m) => readRollout(m.dir, where(m)));
+        await writeGroup(id, { key: g.key, members } satisfies ConvertGroup, { ...ctx, totals, by });
+      }
+    } else {
+      for await (const j of scan.eachJob())
+        for (const r of liveRollouts(j, stats, opts)) await writePlain(r, ctx);
+    }
+    if (opts.expectedRows !== undefined && stats.rowsWritten !== opts.expectedRows) {
+      throw new UserInputError(
+        `--expected-rows ${opts.expectedRows}: the conversion gives ${stats.rowsWritten} row(s); nothing was written.`,
+      );
+    }
+    await writer.commit();
+  } catch (err) {
+    await writer.abort();
+    await sink.abort();
+    throw err;
+  }
+  const manifest = stats.manifest(totals ? { totals } : null);
+  await sink.finish(manifest);
+  return { rows: stats.rowsWritten, rollouts: stats.rolloutsSeen, manifest, groups: totals };
+}
+
+/** Without groups: upstream's rules; a rollout that ended with an error gives no row. */
+async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
+  const { stats } = ctx;
+  if (r.resultState === "missing") return stats.skip("skipped_no_result");
+  if (r.resultState === "truncated") return stats.skip("skipped_truncated_result");
+  if (r.result?.endedWithError) return stats.skip("skipped_terminal_error");
+  if (ctx.minReward !== undefined && (r.reward === null || r.reward < ctx.minReward))
+    return stats.skip("skipped_reward");
+  const { exchanges } = await readCalls(r, stats);
+  const produced = rowsOfRollout(exchanges ?? [], r, ctx);
+  stats.addSkips(produced.skips);
+  if (produced.notTrainingGrade)
+    stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: produced.notTrainingGrade });
+  for (const { row, toolCalls } of produced.rows)
+    await emitRow(ctx, row, toolCalls, { outcome: r.outcome, in_baseline: false });
+}
+
+interface GroupRef {
+  dir: string;
+  job: JobInfo;
+}
+
+/** First pass: each live rollout's folder under its group id, groups in path order. */
+async function groupsOf(scan: JobScan, by: GroupByKey[], stats: ConvertStats, opts: ConvertOptions) {
+  const groups = new Map<string, { key: Record<string, string | null>; members: GroupRef[] }>();
+  for await (const j of scan.eachJob()) {
+    for (const r of liveRollouts(j, stats, opts)) {
+      const version = by.includes("policy_version") ? await policyVersionOf(r) : null;
+      const { id, key } = groupKeyOf(r, by, version);
+      const g = groups.get(id);
+      if (g) g.members.push({ dir: r.dir, job: r.job });
+      else groups.set(id, { key, members: [{ dir: r.dir, job: r.job }] });
+    }
+  }
+  return groups;
+}
+
+async function policyVersionOf(r: RolloutFacts): Promise<string | null> {
+  if (r.result?.policyVersion) return r.result.policyVersion;
+  const exchanges = await readExchanges(path.join(r.dir, TRAJECTORY), path.join(r.displayDir, TRAJECTORY));
+  return policyVersionKey(r, policyVersions(exchanges));
+}

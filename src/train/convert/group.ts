@@ -1,0 +1,128 @@
+// One group of a conversion: read its members' calls, settle the seed's rules, then write its rows
+// with their advantages, or none when the group is withheld.
+
+import type { GroupMember } from "../../schemas/train-manifest.js";
+import type { GroupByKey } from "../../schemas/train-rows.js";
+import { groupBlock, type MemberState, memberWithheld, settleGroup } from "../groups/groups.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import { emitRow, readCalls, type WriteContext } from "./io.js";
+import type { RowsOutcome } from "./rows.js";
+import { rowsOfRollout } from "./rows.js";
+import type { GroupTotals } from "./types.js";
+
+export interface ConvertGroup {
+  key: Record<string, string | null>;
+  members: RolloutFacts[];
+}
+
+interface GroupContext extends WriteContext {
+  totals: GroupTotals;
+  by: GroupByKey[];
+}
+
+export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupContext): Promise<void> {
+  const { members } = group;
+  const { stats, totals } = ctx;
+  const norm = totals.normalisation;
+  const states: MemberState[] = members.map((r) => ({
+    resultState: r.resultState,
+    reward: r.reward,
+    calls: null,
+    okCalls: null,
+  }));
+  const produced: Array<RowsOutcome | null> = members.map(() => null);
+  // A group already withheld by its results needs none of its calls read.
+  if (!settleGroup(states, norm).withheld) {
+    for (const [i, r] of members.entries()) {
+      const p = await readCalls(r, stats);
+      const state = states[i] as MemberState;
+      state.calls = p.calls;
+      state.okCalls = p.okCalls;
+      produced[i] = rowsOfRollout(p.exchanges ?? [], r, ctx);
+    }
+  }
+  const s = settleGroup(states, norm);
+  totals.groups++;
+  totals.unscored += states.filter((m) => m.reward === null).length;
+  if (s.withheld) {
+    totals.withheld[s.withheld] = (totals.withheld[s.withheld] ?? 0) + 1;
+    stats.skip("skipped_withheld_group", members.length);
+  } else if (s.scored < 2) {
+    totals.singleScored++;
+  }
+  for (const [i, r] of members.entries()) {
+    const p = produced[i];
+    if (s.withheld || !p) continue;
+    // --min-reward drops only this rollout's rows: the advantages above used the whole group.
+    if (ctx.minReward !== undefined && (r.reward === null || r.reward < ctx.minReward)) {
+      stats.skip("skipped_reward");
+      continue;
+    }
+    stats.addSkips(p.skips);
+    if (p.notTrainingGrade)
+      stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: p.notTrainingGrade });
+    const block = groupBlock(id, s, norm, { error: r.error, excluded: s.excluded[i] });
+    const signal = {
+      outcome: r.outcome,
+      in_baseline: s.inBaseline[i] ?? false,
+      advantage: s.advantages[i] ?? null,
+      group: block,
+    };
+    for (const { row, toolCalls } of p.rows) await emitRow(ctx, row, toolCalls, signal);
+  }
+  await stats.sink.addGroup({
+    id,
+    by: ctx.by,
+    key: group.key,
+    normalisation: norm,
+    formula: groupBlock(id, s, norm, { error: null }).formula,
+    rollouts: s.rollouts,
+    scored: s.scored,
+    mean: s.mean,
+    std: s.std,
+    std_ddof: 1,
+    eps: 0.0001,
+    withheld: s.withheld,
+    withheld_outcomes: withheldOutcomes(members, states, s.withheld),
+    members: members.map((r, i) => memberEntry(r, i, states, s)),
+  });
+}
+
+/** Why, in the outcome table's words: the categories of the members whose results withheld the group. */
+function withheldOutcomes(
+  members: RolloutFacts[],
+  states: MemberState[],
+  withheld: ReturnType<typeof settleGroup>["withheld"],
+): string[] {
+  if (!withheld) return [];
+  const out = new Set<string>();
+  members.forEach((r, i) => {
+    if (memberWithheld(states[i] as MemberState) === null) return;
+    out.add(r.outcome ?? (r.resultState === "present" ? "unscored" : `${r.resultState}_result`));
+  });
+  return [...out].sort();
+}
+
+function memberEntry(
+  r: RolloutFacts,
+  i: number,
+  states: MemberState[],
+  s: ReturnType<typeof settleGroup>,
+): GroupMember {
+  const m: GroupMember = {
+    rollout: r.name,
+    rollout_dir: r.displayDir,
+    job: r.job.id,
+    reward: r.reward,
+    advantage: s.advantages[i] ?? null,
+    outcome: r.outcome,
+    error: r.error,
+    in_baseline: s.inBaseline[i] ?? false,
+    result: r.resultState,
+  };
+  const own = memberWithheld(states[i] as MemberState);
+  if (own) m.withheld_reason = own;
+  const excluded = s.excluded[i];
+  if (excluded) m.excluded = excluded;
+  return m;
+}

@@ -1,0 +1,45 @@
+// The options and the answer of a conversion.
+
+import type { Manifest } from "../../schemas/train-manifest.js";
+import type { GroupByKey, WithheldReason } from "../../schemas/train-rows.js";
+import type { Normalisation } from "../groups/advantage.js";
+import type { RowFormat } from "../validate/validate.js";
+import type { RowMode } from "./rows.js";
+
+export interface ConvertOptions {
+  /** A rollout folder, a job folder or a folder of jobs. */
+  jobs: string;
+  out: string;
+  format?: RowFormat;
+  rowMode?: RowMode;
+  groupAdvantage?: Normalisation;
+  /** Keys or a comma-separated list; default task,agent,model,job. */
+  groupBy?: string | readonly string[];
+  minReward?: number;
+  manifest?: string;
+  /**
+   * Keep every group and source in the returned manifest (default true). The CLI turns it off: the
+   * manifest file gets them either way, and memory then stays flat however large the job.
+   */
+  keepGroups?: boolean;
+  /** Fail before writing unless exactly this many rows come out. */
+  expectedRows?: number;
+  onWarning?: (message: string) => void;
+}
+
+export interface GroupTotals {
+  normalisation: Normalisation;
+  by: GroupByKey[];
+  groups: number;
+  /** Members without a score (unscored, missing or cut-short result): in no baseline. */
+  unscored: number;
+  singleScored: number;
+  withheld: Partial<Record<WithheldReason, number>>;
+}
+
+export interface ConvertResult {
+  rows: number;
+  rollouts: number;
+  manifest: Manifest;
+  groups: GroupTotals | null;
+}

@@ -1,0 +1,138 @@
+// The one group computation behind convert, stream and the library: keys, the seed's withholding
+// rules, and advantages over the scored members.
+import { UserInputError } from "../../errors.js";
+import {
+  GROUP_BY_KEYS,
+  type GroupBlock,
+  type GroupByKey,
+  WITHHELD_REASONS,
+  type WithheldReason,
+} from "../../schemas/train-rows.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import { baselineOf, EPS, FORMULAS, type Normalisation } from "./advantage.js";
+
+export function parseGroupBy(value: string | readonly string[], flag = "--group-by"): GroupByKey[] {
+  const keys = (typeof value === "string" ? value.split(",") : [...value]).map((k) => k.trim());
+  const allowed: readonly string[] = GROUP_BY_KEYS;
+  for (const k of keys) {
+    if (k === "")
+      throw new UserInputError(
+        `${flag}: empty key in "${String(value)}"; use a comma-separated list such as task,agent,model.`,
+      );
+    if (!allowed.includes(k)) {
+      throw new UserInputError(
+        `${flag}: unknown key "${k}"; use some of ${GROUP_BY_KEYS.join(", ")} (for example task,agent,model).`,
+      );
+    }
+  }
+  if (new Set(keys).size !== keys.length)
+    throw new UserInputError(`${flag}: a key appears twice in "${keys.join(",")}".`);
+  return keys as GroupByKey[];
+}
+
+export interface GroupKey {
+  id: string;
+  key: Record<string, string | null>;
+}
+
+export function groupKeyOf(
+  r: RolloutFacts,
+  by: readonly GroupByKey[],
+  policyVersion: string | null = null,
+): GroupKey {
+  const values: Record<GroupByKey, string | null> = {
+    task: r.task,
+    agent: r.agent,
+    model: r.model,
+    task_digest: r.taskDigest,
+    job: r.job.id,
+    policy_version: policyVersion,
+  };
+  const key: Record<string, string | null> = {};
+  for (const k of by) key[k] = values[k];
+  return { id: by.map((k) => `${k}=${values[k] ?? "null"}`).join("|"), key };
+}
+
+/** The policy_version key: the result's own field, else every version its calls name, joined. */
+export function policyVersionKey(r: RolloutFacts, callVersions: readonly string[]): string | null {
+  if (r.result?.policyVersion) return r.result.policyVersion;
+  return callVersions.length > 0 ? [...callVersions].sort().join(",") : null;
+}
+
+/** What one member knows; call counts are null until its model calls were read. */
+export interface MemberState {
+  resultState: "present" | "missing" | "truncated";
+  reward: number | null;
+  calls: number | null;
+  okCalls: number | null;
+}
+
+export function memberWithheld(m: MemberState): WithheldReason | null {
+  if (m.resultState === "missing") return "missing_result";
+  if (m.resultState === "truncated") return "truncated_result";
+  if (m.reward === null) return "unscored_member";
+  if (m.calls === 0) return "no_model_calls";
+  if (m.calls !== null && m.okCalls === 0) return "all_calls_failed";
+  return null;
+}
+
+export interface Settled {
+  withheld: WithheldReason | null;
+  rollouts: number;
+  scored: number;
+  mean: number | null;
+  std: number | null;
+  advantages: Array<number | null>;
+  inBaseline: boolean[];
+  excluded: Array<"unscored" | "single_scored_rollout" | undefined>;
+}
+
+/** A group withheld whole has no advantages and no baseline; otherwise every scored member is in it. */
+export function settleGroup(members: readonly MemberState[], normalisation: Normalisation): Settled {
+  const reasons = members.map(memberWithheld);
+  const withheld = WITHHELD_REASONS.find((r) => reasons.includes(r)) ?? null;
+  const scoredRewards = members.map((m) => m.reward).filter((r): r is number => r !== null);
+  const base: Settled = {
+    withheld,
+    rollouts: members.length,
+    scored: scoredRewards.length,
+    mean: null,
+    std: null,
+    advantages: members.map(() => null),
+    inBaseline: members.map(() => false),
+    excluded: members.map((m) => (m.reward === null ? "unscored" : undefined)),
+  };
+  if (withheld) return base;
+  const { mean, std, advantages } = baselineOf(scoredRewards, normalisation);
+  const single = scoredRewards.length < 2;
+  return {
+    ...base,
+    mean,
+    std,
+    advantages,
+    inBaseline: members.map(() => true),
+    excluded: members.map(() => (single ? "single_scored_rollout" : undefined)),
+  };
+}
+
+/** The block a row carries, in the seed's field order; `error` only for a rollout that ended with one. */
+export function groupBlock(
+  id: string,
+  s: Settled,
+  normalisation: Normalisation,
+  member: { error: string | null; excluded?: "unscored" | "single_scored_rollout" },
+): GroupBlock {
+  const block: GroupBlock = {
+    id,
+    normalisation,
+    formula: FORMULAS[normalisation],
+    rollouts: s.rollouts,
+    scored: s.scored,
+    mean: s.mean,
+    std: s.std,
+    eps: EPS,
+  };
+  if (member.error) block.error = member.error;
+  if (member.excluded === "single_scored_rollout") block.excluded = "single_scored_rollout";
+  return block;
+}

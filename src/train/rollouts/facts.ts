@@ -1,0 +1,112 @@
+// What the train side knows about one rollout folder before reading its model calls. Reading the
+// folder, the outcome and the attempt facts are src/jobs-dir's (the same as loadJob's and resume's);
+// this adds where the rollout sits below the user's path and keeps only the small part of
+// result.json that rows and records need (convert holds one of these per rollout of a job).
+import path from "node:path";
+import {
+  type JobInfo,
+  type Replaced,
+  type ResultState,
+  type RolloutFolder,
+  readRolloutFolder,
+} from "../../jobs-dir/index.js";
+import type { ScoreOutcome } from "../../schemas/outcome.js";
+
+export type { ResultState } from "../../jobs-dir/index.js";
+
+export interface RolloutFacts {
+  dir: string;
+  /** The folder below the path the user gave (a stream record's rollout_path). */
+  relPath: string;
+  /** The folder as the user would write it: their path joined with relPath. */
+  displayDir: string;
+  name: string;
+  /** Its job: the `job` group key and the `job` field of rows and records are its id. */
+  job: JobInfo;
+  /** What rows and records need of result.json. */
+  result: ResultSummary | null;
+  resultState: ResultState;
+  /** Why a present file did not read as a result (cut short or not the result schema). */
+  resultProblem: string | null;
+  task: string;
+  agent: string | null;
+  model: string | null;
+  taskDigest: string | null;
+  /** A finite rewards.reward, else null (unscored: never 0). */
+  reward: number | null;
+  /** The error category a trainer masks on: agent side first, then verifier side. */
+  error: string | null;
+  outcome: string | null;
+  replaced: Replaced | null;
+  attempt: number | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  mtimeMs: number;
+}
+
+export interface ResultSummary {
+  errorCategory: string | null;
+  verifierErrorCategory: string | null;
+  /** An error, a verifier error or a partial trajectory: without groups such a rollout gives no row. */
+  endedWithError: boolean;
+  scoreOutcome: ScoreOutcome;
+  usage: Record<string, unknown> | undefined;
+  replaces: string | null;
+  policyVersion: string | null;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+function summaryOf(f: RolloutFolder): ResultSummary | null {
+  const r = f.result;
+  if (!r) return null;
+  const own = (r as Record<string, unknown>).policy_version;
+  return {
+    errorCategory: f.outcome.errorCategory,
+    verifierErrorCategory: f.outcome.verifierErrorCategory,
+    endedWithError: Boolean(
+      r.error || r.verifier_error || r.error_category || r.verifier_error_category || r.partial_trajectory,
+    ),
+    scoreOutcome: f.outcome.scoreOutcome ?? "errored",
+    usage: r.agent_result as Record<string, unknown> | undefined,
+    replaces: str(r.replaces),
+    policyVersion: typeof own === "string" || typeof own === "number" ? String(own) : null,
+  };
+}
+
+/** The train side's facts of a rollout folder read by src/jobs-dir. */
+export function factsOf(
+  f: RolloutFolder,
+  where: { job: JobInfo; root: string; displayRoot: string },
+): RolloutFacts {
+  const rel = path.relative(where.root, f.dir);
+  return {
+    dir: f.dir,
+    relPath: rel.split(path.sep).join("/") || f.name,
+    displayDir: rel ? path.join(where.displayRoot, rel) : where.displayRoot,
+    name: f.name,
+    job: where.job,
+    result: summaryOf(f),
+    resultState: f.resultState,
+    resultProblem: f.resultProblem,
+    task: f.task,
+    agent: f.agent,
+    model: f.model,
+    taskDigest: f.taskDigest,
+    reward: f.reward,
+    error: f.outcome.maskCategory,
+    outcome: f.outcome.outcome,
+    replaced: f.replaced,
+    attempt: f.attempt,
+    startedAt: f.startedAt,
+    finishedAt: f.finishedAt,
+    mtimeMs: f.mtimeMs,
+  };
+}
+
+export async function readRollout(
+  dir: string,
+  where: { job: JobInfo; root: string; displayRoot: string },
+): Promise<RolloutFacts> {
+  return factsOf(await readRolloutFolder(dir, { plan: where.job.plan }), where);
+}

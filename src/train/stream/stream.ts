@@ -1,0 +1,153 @@
+// `bench train stream` as a library: an async iterator of rollout records, already-finished ones
+// first, then each as it finishes. With groupSize, a group's records wait until it has that many
+// members and come out together with their advantages (the same rules as convert).
+import path from "node:path";
+import { UserInputError } from "../../errors.js";
+import { RESULT } from "../../jobs-dir/index.js";
+import type { StreamRecord } from "../../schemas/rollout-stream.js";
+import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
+import { NORMALISATIONS, type Normalisation } from "../groups/advantage.js";
+import { groupKeyOf, parseGroupBy, policyVersionKey, settleGroup } from "../groups/groups.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
+import { assertFolder } from "../rollouts/scan.js";
+import { type StreamEnd, StreamTally } from "./end.js";
+import { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
+import { JobTracker } from "./jobs.js";
+import { applyGroup, type FinishedRollout, finishRollout } from "./record.js";
+import { ChangeWatcher } from "./watch.js";
+
+export interface StreamOptions {
+  /** Keep watching until every planned job finished (default); false scans once. */
+  follow?: boolean;
+  pollIntervalMs?: number;
+  timeoutMs?: number;
+  groupSize?: number;
+  groupBy?: string | readonly string[];
+  groupAdvantage?: Normalisation;
+  signal?: AbortSignal;
+  onWarning?: (message: string) => void;
+  /** Called once when the stream ends, however it ends: the counts of the end-of-stream line. */
+  onEnd?: (end: StreamEnd) => void;
+}
+
+class Grouper {
+  private readonly open = new Map<string, FinishedRollout[]>();
+  private readonly closed = new Set<string>();
+
+  constructor(
+    private readonly size: number | undefined,
+    private readonly normalisation: Normalisation,
+    private readonly warn: (m: string) => void,
+  ) {}
+
+  add(f: FinishedRollout): StreamRecord[] {
+    if (this.size === undefined || f.record.retried) return [f.record];
+    const id = f.record.group_id;
+    if (this.closed.has(id)) {
+      this.warn(
+        `group ${id} already had ${this.size} rollouts; ${f.record.rollout_path} comes out without an advantage`,
+      );
+      return [f.record];
+    }
+    const members = [...(this.open.get(id) ?? []), f];
+    if (members.length < this.size) {
+      this.open.set(id, members);
+      return [];
+    }
+    this.open.delete(id);
+    this.closed.add(id);
+    return this.emit(members, true);
+  }
+
+  /** Groups still short when the stream ends: marked incomplete, with no advantages. */
+  flush(): StreamRecord[] {
+    const out = [...this.open.values()].flatMap((members) => this.emit(members, false));
+    this.open.clear();
+    return out;
+  }
+
+  private emit(members: FinishedRollout[], complete: boolean): StreamRecord[] {
+    const sorted = [...members].sort((a, b) => (a.record.rollout_path < b.record.rollout_path ? -1 : 1));
+    const s = settleGroup(
+      sorted.map((m) => m.member),
+      this.normalisation,
+    );
+    return applyGroup(sorted, s, this.normalisation, complete);
+  }
+}
+
+function checkOptions(opts: StreamOptions): { by: GroupByKey[]; normalisation: Normalisation } {
+  const size = opts.groupSize;
+  if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
+    throw new UserInputError(`--group-size: give a whole number of at least 1, not ${String(size)}.`);
+  }
+  const normalisation = opts.groupAdvantage ?? "grpo";
+  if (!NORMALISATIONS.includes(normalisation))
+    throw new UserInputError(`--group-advantage: use grpo or loo, not "${normalisation}".`);
+  const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
+  return { by, normalisation };
+}
+
+export async function* streamRollouts(input: string, opts: StreamOptions = {}): AsyncGenerator<StreamRecord> {
+  const { by, normalisation } = checkOptions(opts);
+  const follow = opts.follow ?? true;
+  if (!follow) await assertFolder(input);
+  const poll = opts.pollIntervalMs ?? 1000;
+  const deadline = opts.timeoutMs === undefined ? null : Date.now() + opts.timeoutMs;
+  const warn = opts.onWarning ?? (() => undefined);
+  const watcher = new ChangeWatcher();
+  const tracker = new JobTracker(path.resolve(input), input, watcher);
+  const grouper = new Grouper(opts.groupSize, normalisation, warn);
+  const tally = new StreamTally();
+  const keyOf = (f: RolloutFacts, versions: string[]) => groupKeyOf(f, by, policyVersionKey(f, versions));
+  try {
+    let lastPoll = Date.now();
+    let dirty: Set<string> | null = null;
+    for (;;) {
+      for (const final of await tracker.refresh(dirty, !follow)) {
+        if (final.facts.resultProblem)
+          warn(`${path.join(final.facts.displayDir, RESULT)}: ${final.facts.resultProblem}`);
+        yield* tally.add(grouper.add(await finishRollout(final.facts, keyOf, final.retried)));
+      }
+      if (!follow || opts.signal?.aborted) break;
+      const verdict = tracker.verdict();
+      // Before ending, look once more at everything: a job planned since the last look keeps us going.
+      if (verdict !== "running" && dirty !== null) {
+        dirty = null;
+        continue;
+      }
+      if (verdict === "finished") break;
+      if (verdict === "halted") {
+        yield* tally.add(grouper.flush());
+        const stop = tracker.stop();
+        throw new RunStopped(
+          `${input}: the run stopped starting trials (${stop?.reason}: ${stop?.message}); ` +
+            `${tracker.notStarted()} planned trial(s) not started. Resume it with bench run --job-name once the cause is fixed.`,
+        );
+      }
+      if (verdict === "stopped") {
+        yield* tally.add(grouper.flush());
+        throw new JobProcessGone(
+          `${input}: the process running the job died before it finished (its .evaluation.lock names a dead pid).`,
+        );
+      }
+      const now = Date.now();
+      if (deadline !== null && now >= deadline) {
+        yield* tally.add(grouper.flush());
+        throw new StreamTimeout(`${input}: --timeout reached before every job finished.`);
+      }
+      await watcher.wait(
+        Math.min(lastPoll + poll - now, deadline === null ? poll : deadline - now),
+        opts.signal,
+      );
+      const changed = watcher.takeDirty();
+      const polled = Date.now() - lastPoll >= poll;
+      if (polled) lastPoll = Date.now();
+      dirty = polled ? null : changed;
+    }
+    yield* tally.add(grouper.flush());
+  } finally {
+    watcher.close();
+    opts.onEnd?.(tally.end(tracker.notStarted(), tracker.stop()));
+  }
+}
