@@ -6,23 +6,36 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { schemaText, TRAIN_SCHEMAS } from "../src/schemas/json-schemas.js";
 import {
-  EvaluationLock,
-  EvaluationPlan,
-  JobSummary,
-  ReplacedMarker,
-  TrialResult,
+  WrittenEvaluationLock,
+  WrittenEvaluationPlan,
+  WrittenJobSummary,
+  WrittenReplacedMarker,
+  WrittenTiming,
+  WrittenTrialResult,
 } from "../src/schemas/result.js";
+import { AgentEvent, TokenCaptureBlock, TrajectoryLine } from "../src/schemas/trajectory.js";
+import { TrialPrompts, WrittenTrialConfig } from "../src/schemas/trial-config.js";
 
 export const SCHEMAS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "schemas");
 
-/** File name -> file text. Files we read are described as readers accept them (defaults optional). */
+/**
+ * File name -> file text. Each describes the file as we write it (the `Written` schemas): unknown
+ * keys refused in our own objects, bodies recorded from the wire left open. Readers accept more
+ * (src/schemas/result.ts keeps the lenient forms for job folders written by upstream BenchFlow).
+ */
 export function renderSchemas(): Record<string, string> {
   const out: Record<string, string> = {
-    "trial-result.schema.json": schemaText(TrialResult, "input"),
-    "evaluation-plan.schema.json": schemaText(EvaluationPlan, "input"),
-    "evaluation-lock.schema.json": schemaText(EvaluationLock, "input"),
-    "job-summary.schema.json": schemaText(JobSummary, "input"),
-    "replaced-marker.schema.json": schemaText(ReplacedMarker, "input"),
+    "trial-result.schema.json": schemaText(WrittenTrialResult),
+    "trial-config.schema.json": schemaText(WrittenTrialConfig),
+    "trial-timing.schema.json": schemaText(WrittenTiming),
+    "trial-prompts.schema.json": schemaText(TrialPrompts),
+    "trajectory-line.schema.json": schemaText(TrajectoryLine),
+    "token-capture.schema.json": schemaText(TokenCaptureBlock),
+    "agent-event.schema.json": schemaText(AgentEvent),
+    "evaluation-plan.schema.json": schemaText(WrittenEvaluationPlan),
+    "evaluation-lock.schema.json": schemaText(WrittenEvaluationLock),
+    "job-summary.schema.json": schemaText(WrittenJobSummary),
+    "replaced-marker.schema.json": schemaText(WrittenReplacedMarker),
   };
   for (const [name, schema] of Object.entries(TRAIN_SCHEMAS)) out[name] = schemaText(schema);
   return out;

@@ -2,6 +2,7 @@
 // add capture fields, exchange with the policy, answer the agent, and append the trajectory line.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { TokenCaptureBlock, TrajectoryLine } from "../schemas/trajectory.js";
 import { applyCapture, type CapturePlan, TokenCaptureCollector } from "./capture.js";
 import type { Dialect } from "./dialect.js";
 import { errorBody, GatewayError } from "./errors.js";
@@ -12,7 +13,7 @@ import { redactFixedHeaders, redactHeaders } from "./redact.js";
 import { streamExchange } from "./stream-exchange.js";
 import { ASKED_NOTHING, agentAsked } from "./strip.js";
 import type { TrialState } from "./trials.js";
-import type { EndpointPolicy, GatewayOptions, Json, JsonObject } from "./types.js";
+import type { EndpointPolicy, GatewayOptions, JsonObject } from "./types.js";
 import { isObject } from "./types.js";
 import type { UpstreamClient } from "./upstream.js";
 
@@ -95,21 +96,25 @@ export async function handleCall(
   // Dialects never change the parsed request, so its text stands for it (when it fits on one line).
   const line = new LineBuilder();
   const requestText = request && text !== null ? oneLine(text) : null;
-  const metadata: JsonObject = {
+  const metadata: TrajectoryLine["metadata"] = {
     request_model: typeof request?.model === "string" ? request.model : null,
     provider_model: `${upstream.provider}/${upstream.model}`,
     call_type: dialect.callType,
     wire: dialect.wire,
     stream: upstreamBody?.stream === true,
-    input_shape: request
+    input_shape: (request
       ? dialect.inputShape(request)
-      : { has_messages: false, has_input: false, n_messages: 0 },
+      : {
+          has_messages: false,
+          has_input: false,
+          n_messages: 0,
+        }) as TrajectoryLine["metadata"]["input_shape"],
     call_purpose: "agent",
     policy_version: version,
     sampling: {
-      temperature: (upstreamBody?.temperature as Json) ?? null,
-      top_p: (upstreamBody?.top_p as Json) ?? null,
-      max_tokens: (upstreamBody?.max_tokens as Json) ?? null,
+      temperature: (upstreamBody?.temperature as number | undefined) ?? null,
+      top_p: (upstreamBody?.top_p as number | undefined) ?? null,
+      max_tokens: (upstreamBody?.max_tokens as number | undefined) ?? null,
     },
     upstream_request: upstreamBody
       ? { path: core.upstream.chatPath, body: upstreamText ? line.hold(upstreamText) : upstreamBody }
@@ -119,7 +124,7 @@ export async function handleCall(
     fault: error ? error.fault : null,
     usage: { input_tokens: trace.inputTokens, output_tokens: trace.outputTokens },
   };
-  if (capture) metadata.token_capture = capture.build();
+  if (capture) metadata.token_capture = capture.build() as TokenCaptureBlock;
   if (error) metadata.error = error.message;
   trial.finish(
     line.build({
@@ -138,7 +143,7 @@ export async function handleCall(
       },
       duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
       metadata,
-    }),
+    } satisfies TrajectoryLine),
     {
       failed: error !== null,
       agentClosed: error?.fault === "agent",

@@ -1,7 +1,10 @@
 // The files of one rollout folder and of one job folder. Field names follow upstream BenchFlow
 // so users (and upstream's readers) can move between the two; `.loose()` keeps fields we do not
-// know, because job folders written by upstream carry more.
+// know, because job folders written by upstream carry more. Each read form has a `Written` form
+// beside it: what we write, exactly (unknown keys refused, categories from outcome.ts); the
+// published JSON Schemas (schemas/*.json) are generated from the written forms.
 import { z } from "zod";
+import { AgentErrorCategory, VerifierErrorCategory } from "./outcome.js";
 
 export const Rewards = z.object({ reward: z.number() }).catchall(z.unknown());
 
@@ -68,6 +71,76 @@ export const TrialResult = z
   .loose();
 export type TrialResult = z.infer<typeof TrialResult>;
 
+/** timing.json (and result.json `timing`): seconds per phase, as trial/run.ts and the agents record them. */
+export const WrittenTiming = z
+  .strictObject({
+    agent_install: z.number(),
+    agent_first_install: z.number(),
+    environment_setup: z.number(),
+    agent_setup: z.number(),
+    agent_start: z.number(),
+    agent_execution: z.number(),
+    verifier: z.number(),
+    total: z.number(),
+  })
+  .partial()
+  .meta({ title: "benchflow rollout timing.json" });
+export type WrittenTiming = z.infer<typeof WrittenTiming>;
+
+export const WrittenAgentResult = z.strictObject({
+  n_tool_calls: z.number().int(),
+  n_prompts: z.number().int(),
+  // Added by the gateway's usage when the agent calls a model (job/model-access.ts).
+  n_input_tokens: z.number().nullable().optional(),
+  n_output_tokens: z.number().nullable().optional(),
+  total_tokens: z.number().nullable().optional(),
+  cost_usd: z.number().nullable().optional(),
+  usage_source: z.enum(["provider_response", "unavailable"]).optional(),
+  n_model_calls: z.number().int().optional(),
+  n_failed_model_calls: z.number().int().optional(),
+});
+
+/** `result.json` as trial/record.ts and job/model-access.ts write it. */
+export const WrittenTrialResult = z
+  .strictObject({
+    task_name: z.string(),
+    rollout_name: z.string(),
+    agent: z.string(),
+    agent_name: z.string(),
+    model: z.string().nullable(),
+    /** The verifier's rewards (reward.json may carry more keys: the task's, not ours). */
+    rewards: Rewards.nullable(),
+    n_tool_calls: z.number().int(),
+    n_skill_invocations: z.number().int().optional(),
+    n_prompts: z.number().int(),
+    agent_result: WrittenAgentResult,
+    error: z.string().nullable(),
+    error_category: AgentErrorCategory.nullable(),
+    verifier_error: z.string().nullable(),
+    verifier_error_category: VerifierErrorCategory.nullable(),
+    outcome: z.union([AgentErrorCategory, VerifierErrorCategory]).nullable(),
+    test_last_line: z.string().nullable(),
+    started_at: z.string(),
+    finished_at: z.string(),
+    timing: WrittenTiming,
+    task_digest: z.string().nullable(),
+    sandbox: z.string(),
+    sandbox_id: z.string().nullable(),
+    trajectory_source: z.string().nullable(),
+    partial_trajectory: z.boolean(),
+    job_name: z.string(),
+    trial: z.string(),
+    attempt: z.number().int(),
+    replaces: z.string().nullable(),
+    // The model calls of the rollout (job/model-access.ts), when the agent calls a model.
+    n_model_calls: z.number().int().optional(),
+    n_failed_model_calls: z.number().int().optional(),
+    policy_version: z.string().nullable().optional(),
+    policy_versions: z.array(z.string()).optional(),
+  })
+  .meta({ title: "benchflow rollout result.json" });
+export type WrittenTrialResult = z.infer<typeof WrittenTrialResult>;
+
 /** `replaced.json`: beside an attempt that a retry or a resume replaced. Such an attempt is in no group. */
 export const ReplacedMarker = z
   .object({
@@ -77,6 +150,7 @@ export const ReplacedMarker = z
   })
   .loose();
 export type ReplacedMarker = z.infer<typeof ReplacedMarker>;
+export const WrittenReplacedMarker = z.strictObject(ReplacedMarker.shape);
 
 /** `evaluation.json`: the plan of one job, written before it starts. */
 export const EvaluationPlan = z
@@ -99,10 +173,16 @@ export const EvaluationPlan = z
   })
   .loose();
 export type EvaluationPlan = z.infer<typeof EvaluationPlan>;
+export const WrittenEvaluationPlan = z.strictObject({
+  ...EvaluationPlan.shape,
+  tasks: z.array(z.strictObject({ name: z.string(), path: z.string(), digest: z.string() })),
+  agent_env_keys: z.array(z.string()),
+});
 
 /** `.evaluation.lock`: present while a process runs the job. */
 export const EvaluationLock = z.object({ pid: z.number(), host: z.string(), started_at: z.string() }).loose();
 export type EvaluationLock = z.infer<typeof EvaluationLock>;
+export const WrittenEvaluationLock = z.strictObject(EvaluationLock.shape);
 
 /** `summary.json`: written when a job ends. passed + failed + errored + verifier_errored == total. */
 export const JobSummary = z
@@ -136,6 +216,15 @@ export const JobSummary = z
   })
   .loose();
 export type JobSummary = z.infer<typeof JobSummary>;
+export const WrittenJobSummary = z.strictObject({
+  ...JobSummary.shape,
+  error_categories: z.partialRecord(AgentErrorCategory, z.number().int()),
+  verifier_error_categories: z.partialRecord(VerifierErrorCategory, z.number().int()),
+  not_started: z.number().int(),
+  stopped: z
+    .strictObject({ reason: z.enum(["endpoint_failing", "config_error"]), message: z.string() })
+    .nullable(),
+});
 
 /** Upstream names a rollout `<task>__<8 hex>`. */
 export function rolloutNameFor(taskName: string, hex8: string): string {

@@ -2,8 +2,9 @@
 // trajectory, and result.json last (fsynced), whose presence marks the rollout final.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { outcomeOf } from "../schemas/outcome.js";
-import type { TrialResult } from "../schemas/result.js";
+import { type AgentErrorCategory, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
+import type { TrialResult, WrittenTiming, WrittenTrialResult } from "../schemas/result.js";
+import type { WrittenTrialConfig } from "../schemas/trial-config.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import type { TrialState } from "./run.js";
 import type { TrialPlan } from "./types.js";
@@ -14,7 +15,7 @@ export async function finishTrial(
   rolloutDir: string,
   startedAt: Date,
 ): Promise<TrialResult> {
-  let result = resultOf(plan, state, startedAt);
+  let result: TrialResult = resultOf(plan, state, startedAt);
   if (plan.finalize) result = await plan.finalize(result);
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
   await fs.mkdir(path.join(rolloutDir, "trajectory"), { recursive: true });
@@ -38,9 +39,10 @@ export async function finishTrial(
   return result;
 }
 
-export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): TrialResult {
+export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): WrittenTrialResult {
   const v = state.verifier;
-  const errorCategory = state.error?.category ?? null;
+  // The trial records agent-side categories here (verifier ones come from the verifier).
+  const errorCategory = (state.error?.category ?? null) as AgentErrorCategory | null;
   const verifierErrorCategory = v?.error?.category ?? null;
   const nToolCalls = state.agentResult?.nToolCalls ?? 0;
   return {
@@ -60,11 +62,11 @@ export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): T
     error_category: errorCategory,
     verifier_error: v?.error?.message ?? null,
     verifier_error_category: verifierErrorCategory,
-    outcome: outcomeOf(errorCategory, verifierErrorCategory),
+    outcome: outcomeOf(errorCategory, verifierErrorCategory) as OutcomeCategory | null,
     test_last_line: v?.lastLine ?? null,
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
-    timing: state.timing,
+    timing: state.timing as WrittenTiming,
     task_digest: plan.taskDigest,
     sandbox: plan.backend.kind,
     sandbox_id: state.sandbox?.id ?? null,
@@ -77,8 +79,8 @@ export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): T
   };
 }
 
-export function configOf(plan: TrialPlan, startedAt: Date): Record<string, unknown> {
-  return {
+export function configOf(plan: TrialPlan, startedAt: Date): WrittenTrialConfig {
+  const own = {
     task_name: plan.task.name,
     task_path: plan.task.dir,
     task_digest: plan.taskDigest,
@@ -93,6 +95,7 @@ export function configOf(plan: TrialPlan, startedAt: Date): Record<string, unkno
     network_mode: plan.task.config.sandbox.networkMode,
     agent_env: Object.keys(plan.agentEnv).sort(),
     started_at: startedAt.toISOString(),
-    ...plan.settings,
-  };
+  } satisfies Partial<WrittenTrialConfig>;
+  // The job's settings (job/plan.ts) are checked against the schema by test/seam-schemas.test.ts.
+  return { ...own, ...plan.settings } as WrittenTrialConfig;
 }

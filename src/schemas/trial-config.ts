@@ -1,0 +1,75 @@
+// config.json and prompts.json of a rollout, as we write them (trial/record.ts): the trial's plan,
+// the job's settings (job/plan.ts, job/policy.ts), what the sandbox turned out to be, and what a
+// CLI agent's install recorded. Unknown keys are refused, so a new fact must be added here first.
+import { z } from "zod";
+
+/** config.json `policy`: the endpoint settings, everything but the key (job/policy.ts). */
+export const PolicyRecord = z.strictObject({
+  provider: z.string(),
+  provider_model: z.string(),
+  base_url: z.string(),
+  sampling: z.strictObject({
+    temperature: z.number().nullable(),
+    top_p: z.number().nullable(),
+    max_tokens: z.number().nullable(),
+  }),
+  capture_tokens: z.strictObject({
+    enabled: z.boolean(),
+    tokenIds: z.enum(["on", "off", "auto"]),
+    topLogprobs: z.number().nullable(),
+  }),
+  policy_version: z.string().nullable(),
+  price_usd_per_mtok: z.unknown().describe("the --price setting as given, or null"),
+  endpoint: z.strictObject({
+    first_byte_timeout_sec: z.number(),
+    idle_timeout_sec: z.number(),
+    retries_429_503: z.number(),
+    fail_fast_calls: z.number(),
+  }),
+});
+
+export const WrittenTrialConfig = z
+  .strictObject({
+    task_name: z.string(),
+    task_path: z.string(),
+    task_digest: z.string(),
+    agent: z.string(),
+    model: z.string().nullable(),
+    job_name: z.string(),
+    trial: z.string(),
+    rollout_name: z.string(),
+    attempt: z.number().int(),
+    timeout_sec: z.number().nullable(),
+    verifier_timeout_sec: z.number().nullable(),
+    network_mode: z.string(),
+    agent_env: z.array(z.string()).describe("names only: values may be secrets"),
+    started_at: z.string(),
+    // The job's settings (job/plan.ts trialSettings).
+    sandbox: z.string(),
+    concurrency: z.number().int(),
+    trials: z.number().int(),
+    policy: PolicyRecord.nullable(),
+    skill_mode: z.string().optional(),
+    skills_dir: z.string().nullable().optional(),
+    // What the sandbox turned out to be (trial/run.ts), present once it started.
+    sandbox_id: z.string().optional(),
+    sandbox_user: z.enum(["agent", "root"]).optional(),
+    sandbox_workdir: z.string().optional(),
+    sandbox_image: z.string().nullable().optional(),
+    network_enforcement: z.string().optional(),
+    sandbox_warnings: z.array(z.string()).optional(),
+    // A CLI agent's install (agents/cli/agent.ts, image-install.ts).
+    agent_version: z.string().optional(),
+    agent_packages: z.array(z.string()).optional(),
+    agent_install_path: z.string().optional(),
+    agent_installed_now: z.boolean().optional(),
+    agent_musl_installed_now: z.boolean().optional(),
+    agent_image_libc: z.string().optional(),
+    agent_image: z.string().nullable().optional(),
+    agent_image_built_now: z.boolean().optional(),
+  })
+  .meta({ title: "benchflow rollout config.json" });
+export type WrittenTrialConfig = z.infer<typeof WrittenTrialConfig>;
+
+/** prompts.json: the instructions the agent was given, in order. */
+export const TrialPrompts = z.array(z.string()).meta({ title: "benchflow rollout prompts.json" });
