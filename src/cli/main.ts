@@ -2,9 +2,9 @@
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
 import { reportError } from "./errors.js";
-import { registerPolicyCommands } from "./policy.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
+import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
 import { registerTrainCommands } from "./train.js";
 

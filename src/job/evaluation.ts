@@ -125,7 +125,7 @@ export class Evaluation {
         outcome = await runJob({
           jobDir: job.jobDir,
           jobName: plan.jobName,
-          trialLabel: job.trialLabel,
+          repeatLabel: job.trialLabel,
           tasks: plan.tasks,
           agent: plan.agent as Agent,
           model: plan.model,
@@ -139,7 +139,7 @@ export class Evaluation {
           prepareTrial,
           retryBackoffMs: this.settings.retryBackoffMs,
           breaker,
-          onTrialStart: (info) => emit({ type: "trial-start", ...info }),
+          onTrialStart: (info) => emit({ type: "trial-start", trialLabel: job.trialLabel, ...info }),
           onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
         });
       } finally {

@@ -30,7 +30,8 @@ export interface JobTask {
 export interface JobSpec {
   jobDir: string;
   jobName: string;
-  trialLabel: string;
+  /** "trial-01": the folder of this repeat job (the field on disk stays `trial`). */
+  repeatLabel: string;
   tasks: JobTask[];
   agent: Agent;
   model: string | null;
@@ -43,7 +44,7 @@ export interface JobSpec {
   /** Per-trial additions to the plan, e.g. model access through the gateway and its usage in finalize. */
   prepareTrial?(rolloutName: string, rolloutDir: string): Promise<Partial<TrialPlan>>;
   warn(message: string): void;
-  onTrialStart?(info: { trialLabel: string; task: string; rolloutName: string }): void;
+  onTrialStart?(info: { task: string; rolloutName: string }): void;
   onTrialEnd?(result: TrialResult): void;
   retryBackoffMs?: number;
   deferCleanup?(work: Promise<void>): void;
@@ -102,7 +103,7 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
     });
     if (!spec.signal.aborted)
       await writeJsonAtomic(path.join(spec.jobDir, "summary.json"), summary, { durable: true });
-    return { jobDir: spec.jobDir, trialLabel: spec.trialLabel, summary, results: ordered };
+    return { jobDir: spec.jobDir, trialLabel: spec.repeatLabel, summary, results: ordered };
   } finally {
     await lock.release();
   }
@@ -120,7 +121,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
     replaces = old.name;
   }
   for (let retry = 0; ; retry++) {
-    spec.onTrialStart?.({ trialLabel: spec.trialLabel, task: jobTask.task.name, rolloutName });
+    spec.onTrialStart?.({ task: jobTask.task.name, rolloutName });
     const result = await runOne(spec, jobTask, { rolloutName, attempt, replaces });
     spec.breaker?.note(result);
     // A task that cannot run as written fails the same way in every trial: say it once, with the fix.
@@ -134,7 +135,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
     const next = newRolloutName(jobTask.task.name);
     await markReplaced({ dir: path.join(spec.jobDir, rolloutName) } as Attempt, next, "retried");
     spec.warn(
-      `${spec.trialLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
+      `${spec.repeatLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
     );
     await sleep((spec.retryBackoffMs ?? 500) * 2 ** retry);
     replaces = rolloutName;
@@ -155,7 +156,7 @@ async function runOne(
     taskDigest: jobTask.digest,
     jobDir: spec.jobDir,
     jobName: spec.jobName,
-    trialLabel: spec.trialLabel,
+    repeatLabel: spec.repeatLabel,
     rolloutName: ids.rolloutName,
     attempt: ids.attempt,
     replaces: ids.replaces,

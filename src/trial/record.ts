@@ -5,12 +5,12 @@ import path from "node:path";
 import { outcomeOf } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import type { TrialState } from "./run.js";
+import type { RolloutState } from "./run.js";
 import type { TrialPlan } from "./types.js";
 
 export async function finishTrial(
   plan: TrialPlan,
-  state: TrialState,
+  state: RolloutState,
   rolloutDir: string,
   startedAt: Date,
 ): Promise<TrialResult> {
@@ -38,7 +38,7 @@ export async function finishTrial(
   return result;
 }
 
-export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): TrialResult {
+export function resultOf(plan: TrialPlan, state: RolloutState, startedAt: Date): TrialResult {
   const v = state.verifier;
   const errorCategory = state.error?.category ?? null;
   const verifierErrorCategory = v?.error?.category ?? null;
@@ -71,7 +71,7 @@ export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): T
     trajectory_source: state.agentResult?.trajectorySource ?? null,
     partial_trajectory: false,
     job_name: plan.jobName,
-    trial: plan.trialLabel,
+    trial: plan.repeatLabel,
     attempt: plan.attempt,
     replaces: plan.replaces,
   };
@@ -85,7 +85,7 @@ export function configOf(plan: TrialPlan, startedAt: Date): Record<string, unkno
     agent: plan.agent.name,
     model: plan.model,
     job_name: plan.jobName,
-    trial: plan.trialLabel,
+    trial: plan.repeatLabel,
     rollout_name: plan.rolloutName,
     attempt: plan.attempt,
     timeout_sec: plan.task.config.agent.timeoutSec,

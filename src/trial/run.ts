@@ -14,7 +14,7 @@ import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { configOf, finishTrial } from "./record.js";
 import type { TrialPlan } from "./types.js";
 
-export interface TrialState {
+export interface RolloutState {
   sandbox: Sandbox | null;
   prepared: HostPreparation | null;
   events: TrajectoryEvent[];
@@ -29,7 +29,7 @@ export interface TrialState {
 export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
   const startedAt = new Date();
-  const state: TrialState = {
+  const state: RolloutState = {
     sandbox: null,
     prepared: null,
     events: [],
@@ -71,7 +71,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   return finishTrial(plan, state, rolloutDir, startedAt);
 }
 
-async function phase(state: TrialState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
+async function phase(state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
   const t0 = Date.now();
   try {
     await work();
@@ -80,7 +80,7 @@ async function phase(state: TrialState, name: keyof TimingInfo, work: () => Prom
   }
 }
 
-async function prepareHost(plan: TrialPlan, state: TrialState): Promise<void> {
+async function prepareHost(plan: TrialPlan, state: RolloutState): Promise<void> {
   try {
     state.prepared =
       (await plan.agent.prepareHost?.({
@@ -98,14 +98,14 @@ async function prepareHost(plan: TrialPlan, state: TrialState): Promise<void> {
   Object.assign(state.timing, state.prepared?.timing);
 }
 
-async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
+async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void> {
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
   try {
     state.sandbox = await plan.backend.create({
       task: plan.task,
       jobName: plan.jobName,
-      trialName: plan.rolloutName,
+      rolloutName: plan.rolloutName,
       network: plan.task.config.sandbox.networkMode !== "no-network",
       jobDir: plan.jobDir,
       ...(plan.hostService ? { hostService: plan.hostService } : {}),
@@ -133,7 +133,7 @@ async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
   state.sandboxDetails = details;
 }
 
-function agentContext(plan: TrialPlan, state: TrialState, rolloutDir: string): AgentContext {
+function agentContext(plan: TrialPlan, state: RolloutState, rolloutDir: string): AgentContext {
   return {
     task: plan.task,
     sandbox: state.sandbox as Sandbox,
@@ -159,7 +159,7 @@ async function setupAgent(plan: TrialPlan, ctx: AgentContext): Promise<void> {
   }
 }
 
-async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): Promise<void> {
+async function runAgent(plan: TrialPlan, ctx: AgentContext, state: RolloutState): Promise<void> {
   const limit = ctx.timeoutSec;
   const deadline = new AbortController();
   const timer = limit == null ? null : setTimeout(() => deadline.abort(), limit * 1000);
@@ -189,7 +189,7 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): 
 }
 
 /** Policy failures are still scored; infrastructure failures and interrupts are not worth a verifier run. */
-function shouldVerify(plan: TrialPlan, state: TrialState): boolean {
+function shouldVerify(plan: TrialPlan, state: RolloutState): boolean {
   if (plan.signal.aborted || state.sandbox === null) return false;
   return state.error === null || !isUnscoredFailure(state.error.category);
 }

@@ -10,8 +10,8 @@ export interface TrialPlan {
   taskDigest: string;
   jobDir: string;
   jobName: string;
-  /** "trial-01": which repeat of the group this job is. */
-  trialLabel: string;
+  /** "trial-01": which repeat of the group this job is (recorded as `trial`). */
+  repeatLabel: string;
   rolloutName: string;
   attempt: number;
   replaces: string | null;

@@ -2,7 +2,7 @@
 // limit and the tail of its output) and submit (the agent says it is done).
 import type { Sandbox } from "../../sandbox/types.js";
 import type { TrajectoryEvent } from "../types.js";
-import type { ToolCall } from "./policy.js";
+import type { ToolCall } from "./chat-client.js";
 
 export interface ToolLimits {
   commandTimeoutSec: number;
