@@ -6,6 +6,7 @@ import type { SkillMode } from "../agents/in-sandbox/skills.js";
 import { resolveAgent } from "../agents/registry.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
+import { PLAN } from "../jobs-dir/layout.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
@@ -205,7 +206,7 @@ async function freshJobName(agentDir: string, trials: number): Promise<string> {
 }
 
 async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: string[]): Promise<boolean> {
-  const file = path.join(jobDir, "evaluation.json");
+  const file = path.join(jobDir, PLAN);
   let raw: unknown;
   try {
     raw = await readJsonIfExists(file);

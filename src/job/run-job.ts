@@ -3,6 +3,7 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Agent } from "../agents/types.js";
+import { SUMMARY } from "../jobs-dir/layout.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { isRetryable } from "../schemas/outcome.js";
 import type { JobSummary, TrialResult } from "../schemas/result.js";
@@ -102,7 +103,7 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
       stopped: notStarted > 0 ? (spec.breaker?.stopped ?? null) : null,
     });
     if (!spec.signal.aborted)
-      await writeJsonAtomic(path.join(spec.jobDir, "summary.json"), summary, { durable: true });
+      await writeJsonAtomic(path.join(spec.jobDir, SUMMARY), summary, { durable: true });
     return { jobDir: spec.jobDir, trialLabel: spec.repeatLabel, summary, results: ordered };
   } finally {
     await lock.release();

@@ -2,6 +2,7 @@
 // trajectory, and result.json last (fsynced), whose presence marks the rollout final.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { ACP_TRAJECTORY, CONFIG, PROMPTS, RESULT, TIMING, TRAJECTORY_DIR } from "../jobs-dir/layout.js";
 import { outcomeOf } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
@@ -17,24 +18,21 @@ export async function finishTrial(
   let result = resultOf(plan, state, startedAt);
   if (plan.finalize) result = await plan.finalize(result);
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
-  await fs.mkdir(path.join(rolloutDir, "trajectory"), { recursive: true });
+  await fs.mkdir(path.join(rolloutDir, TRAJECTORY_DIR), { recursive: true });
   await Promise.all([
     ...(state.sandboxDetails
       ? [
-          writeJsonAtomic(path.join(rolloutDir, "config.json"), {
+          writeJsonAtomic(path.join(rolloutDir, CONFIG), {
             ...configOf(plan, startedAt),
             ...state.sandboxDetails,
           }),
         ]
       : []),
-    writeJsonAtomic(path.join(rolloutDir, "timing.json"), state.timing),
-    writeJsonAtomic(path.join(rolloutDir, "prompts.json"), [plan.task.instruction]),
-    writeFileAtomic(
-      path.join(rolloutDir, "trajectory", "acp_trajectory.jsonl"),
-      trajectory ? `${trajectory}\n` : "",
-    ),
+    writeJsonAtomic(path.join(rolloutDir, TIMING), state.timing),
+    writeJsonAtomic(path.join(rolloutDir, PROMPTS), [plan.task.instruction]),
+    writeFileAtomic(path.join(rolloutDir, ACP_TRAJECTORY), trajectory ? `${trajectory}\n` : ""),
   ]);
-  await writeJsonAtomic(path.join(rolloutDir, "result.json"), result, { durable: true });
+  await writeJsonAtomic(path.join(rolloutDir, RESULT), result, { durable: true });
   return result;
 }
 

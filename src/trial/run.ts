@@ -5,6 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } from "../agents/types.js";
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
+import { CONFIG } from "../jobs-dir/layout.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
@@ -39,7 +40,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     timing: {},
   };
   await fs.mkdir(rolloutDir, { recursive: true });
-  await writeJsonAtomic(path.join(rolloutDir, "config.json"), configOf(plan, startedAt));
+  await writeJsonAtomic(path.join(rolloutDir, CONFIG), configOf(plan, startedAt));
   try {
     if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
     await phase(state, "environment_setup", () => startSandbox(plan, state));
