@@ -5,11 +5,11 @@ import path from "node:path";
 import { type Gateway, startGateway } from "../gateway/index.js";
 import { TRAJECTORY } from "../jobs-dir/layout.js";
 import type { TrialResult } from "../schemas/result.js";
-import type { TrialPlan } from "../trial/types.js";
+import type { TrialHooks } from "../trial/types.js";
 import type { ResolvedPolicy } from "./policy.js";
 
 export interface JobModelAccess {
-  prepareTrial(rolloutName: string, rolloutDir: string): Promise<Partial<TrialPlan>>;
+  prepareTrial(rolloutName: string, rolloutDir: string): Promise<TrialHooks>;
   close(): Promise<void>;
 }
 

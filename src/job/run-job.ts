@@ -9,7 +9,7 @@ import { isRetryable } from "../schemas/outcome.js";
 import type { JobSummary, TrialResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 import { runTrial } from "../trial/run.js";
-import type { TrialPlan } from "../trial/types.js";
+import type { TrialHooks, TrialPlan } from "../trial/types.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import {
   type Attempt,
@@ -43,7 +43,7 @@ export interface JobSpec {
   settings: Record<string, unknown>;
   signal: AbortSignal;
   /** Per-trial additions to the plan, e.g. model access through the gateway and its usage in finalize. */
-  prepareTrial?(rolloutName: string, rolloutDir: string): Promise<Partial<TrialPlan>>;
+  prepareTrial?(rolloutName: string, rolloutDir: string): Promise<TrialHooks>;
   warn(message: string): void;
   onTrialStart?(info: { task: string; rolloutName: string }): void;
   onTrialEnd?(result: TrialResult): void;
@@ -151,7 +151,7 @@ async function runOne(
   ids: { rolloutName: string; attempt: number; replaces: string | null },
 ): Promise<TrialResult> {
   const rolloutDir = path.join(spec.jobDir, ids.rolloutName);
-  const prepared = await spec.prepareTrial?.(ids.rolloutName, rolloutDir);
+  const hooks = await spec.prepareTrial?.(ids.rolloutName, rolloutDir);
   const plan: TrialPlan = {
     task: jobTask.task,
     taskDigest: jobTask.digest,
@@ -169,7 +169,7 @@ async function runOne(
     signal: spec.signal,
     warn: spec.warn,
     deferCleanup: spec.deferCleanup,
-    ...prepared,
+    hooks,
   };
   return runTrial(plan);
 }

@@ -16,18 +16,11 @@ export async function finishTrial(
   startedAt: Date,
 ): Promise<TrialResult> {
   let result = resultOf(plan, state, startedAt);
-  if (plan.finalize) result = await plan.finalize(result);
+  if (plan.hooks?.finalize) result = await plan.hooks.finalize(result);
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
   await fs.mkdir(path.join(rolloutDir, TRAJECTORY_DIR), { recursive: true });
   await Promise.all([
-    ...(state.sandboxDetails
-      ? [
-          writeJsonAtomic(path.join(rolloutDir, CONFIG), {
-            ...configOf(plan, startedAt),
-            ...state.sandboxDetails,
-          }),
-        ]
-      : []),
+    ...(state.sandboxDetails ? [writeConfig(plan, rolloutDir, startedAt, state.sandboxDetails)] : []),
     writeJsonAtomic(path.join(rolloutDir, TIMING), state.timing),
     writeJsonAtomic(path.join(rolloutDir, PROMPTS), [plan.task.instruction]),
     writeFileAtomic(path.join(rolloutDir, ACP_TRAJECTORY), trajectory ? `${trajectory}\n` : ""),
@@ -75,7 +68,17 @@ export function resultOf(plan: TrialPlan, state: RolloutState, startedAt: Date):
   };
 }
 
-export function configOf(plan: TrialPlan, startedAt: Date): Record<string, unknown> {
+/** config.json: written when the rollout starts, and again at the end with what the sandbox turned out to be. */
+export function writeConfig(
+  plan: TrialPlan,
+  rolloutDir: string,
+  startedAt: Date,
+  sandboxDetails?: Record<string, unknown>,
+): Promise<void> {
+  return writeJsonAtomic(path.join(rolloutDir, CONFIG), { ...configOf(plan, startedAt), ...sandboxDetails });
+}
+
+function configOf(plan: TrialPlan, startedAt: Date): Record<string, unknown> {
   return {
     task_name: plan.task.name,
     task_path: plan.task.dir,

@@ -5,14 +5,12 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } from "../agents/types.js";
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
-import { CONFIG } from "../jobs-dir/layout.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
-import { writeJsonAtomic } from "../util/fs.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
-import { configOf, finishTrial } from "./record.js";
+import { finishTrial, writeConfig } from "./record.js";
 import type { TrialPlan } from "./types.js";
 
 export interface RolloutState {
@@ -40,7 +38,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     timing: {},
   };
   await fs.mkdir(rolloutDir, { recursive: true });
-  await writeJsonAtomic(path.join(rolloutDir, CONFIG), configOf(plan, startedAt));
+  // Early, so that a rollout cut short (the process killed) still says what it was.
+  await writeConfig(plan, rolloutDir, startedAt);
   try {
     if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
     await phase(state, "environment_setup", () => startSandbox(plan, state));
@@ -88,7 +87,7 @@ async function prepareHost(plan: TrialPlan, state: RolloutState): Promise<void> 
         task: plan.task,
         sandboxKind: plan.backend.kind,
         network: plan.task.config.sandbox.networkMode !== "no-network",
-        hostService: plan.hostService ?? null,
+        hostService: plan.hooks?.hostService ?? null,
         signal: plan.signal,
       })) ?? null;
   } catch (err) {
@@ -109,7 +108,7 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
       rolloutName: plan.rolloutName,
       network: plan.task.config.sandbox.networkMode !== "no-network",
       jobDir: plan.jobDir,
-      ...(plan.hostService ? { hostService: plan.hostService } : {}),
+      ...(plan.hooks?.hostService ? { hostService: plan.hooks.hostService } : {}),
       ...(state.prepared?.readOnlyMounts ? { readOnlyMounts: state.prepared.readOnlyMounts } : {}),
     });
   } catch (err) {
@@ -143,7 +142,7 @@ function agentContext(plan: TrialPlan, state: RolloutState, rolloutDir: string):
     signal: plan.signal,
     rolloutDir,
     model: plan.model,
-    modelAccess: plan.modelAccess ?? null,
+    modelAccess: plan.hooks?.modelAccess ?? null,
     env: plan.agentEnv,
     record: (event) => state.events.push({ ...event, ts: event.ts ?? new Date().toISOString() }),
     ...(state.prepared ? { prepared: state.prepared } : {}),
@@ -164,7 +163,7 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: RolloutState)
   const limit = ctx.timeoutSec;
   const deadline = new AbortController();
   const timer = limit == null ? null : setTimeout(() => deadline.abort(), limit * 1000);
-  const ended = plan.modelEnded;
+  const ended = plan.hooks?.modelEnded;
   ctx.signal = AbortSignal.any([plan.signal, deadline.signal, ...(ended ? [ended] : [])]);
   let own: AgentEnding | null = null;
   try {
@@ -185,7 +184,7 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: RolloutState)
     deadlinePassed: deadline.signal.aborted && !ended?.aborted,
     limitSec: limit,
     agent: own,
-    witness: plan.modelWitness?.() ?? null,
+    witness: plan.hooks?.modelWitness?.() ?? null,
   });
 }
 
