@@ -11,6 +11,7 @@ import type { Task } from "../task/types.js";
 import { runTrial } from "../trial/run.js";
 import type { TrialHooks, TrialPlan } from "../trial/types.js";
 import { writeJsonAtomic } from "../util/fs.js";
+import { mapLimit } from "../util/limit.js";
 import {
   type Attempt,
   finalAttempt,
@@ -78,7 +79,7 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
     const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
     let notStarted = 0;
     try {
-      await pool(pending, spec.concurrency, async ({ jobTask, previous }) => {
+      await mapLimit(pending, spec.concurrency, async ({ jobTask, previous }) => {
         if (spec.signal.aborted) return;
         if (spec.breaker?.signal.aborted) {
           notStarted++;
@@ -172,16 +173,4 @@ async function runOne(
     hooks,
   };
   return runTrial(plan);
-}
-
-/** Run `work` over `items`, at most `limit` at a time. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
