@@ -28,7 +28,7 @@ const agents: Record<string, AgentFactory> = {
   opencode: (o) => createOpencodeAgent(cli(o)),
 };
 
-export function agentNames(): string[] {
+function agentNames(): string[] {
   return Object.keys(agents);
 }
 

@@ -8,7 +8,7 @@ import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
 import { registerTrainCommands } from "./train.js";
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command("bench")
     .description("BenchFlow: tasks as reinforcement-learning environments")
     .version("0.1.0")

@@ -149,7 +149,7 @@ export class GatewayTrial {
 }
 
 /** The fix for a configuration the endpoint refused, by status. */
-export function configFix(status: number, endpointUrl: string): string {
+function configFix(status: number, endpointUrl: string): string {
   if (status === 401 || status === 403) {
     return `the endpoint ${endpointUrl} refuses the key: pass the key it expects with --api-key (or BENCHFLOW_PROVIDER_API_KEY)`;
   }

@@ -37,7 +37,7 @@ export function isRolloutName(name: string): boolean {
   return ROLLOUT_NAME.test(name);
 }
 
-export function isTrialDir(name: string): boolean {
+function isTrialDir(name: string): boolean {
   return TRIAL_DIR.test(name);
 }
 

@@ -127,7 +127,7 @@ export async function runTool(
 }
 
 /** The last `cap` characters, saying how much was cut. */
-export function capTail(text: string, cap: number): string {
+function capTail(text: string, cap: number): string {
   if (text.length <= cap) return text;
   return `[output truncated: the first ${text.length - cap} characters are cut]\n${text.slice(text.length - cap)}`;
 }

@@ -239,7 +239,7 @@ function gatewayOriginOf(ctx: AgentContext, baseUrl: string): string {
 }
 
 /** "vllm/Qwen/Qwen3-8B" -> "Qwen/Qwen3-8B": what the agent names (the gateway decides what goes upstream). */
-export function bareModel(model: string): string {
+function bareModel(model: string): string {
   const slash = model.indexOf("/");
   return slash > 0 ? model.slice(slash + 1) : model;
 }

@@ -16,7 +16,7 @@ export interface FallbackTarget {
 }
 
 /** The agent's musl bundle: the same packages installed for musl, the glibc binary's path aliased to the musl one. */
-export async function muslBundleSpec(def: CliAgentDef): Promise<BundleSpec | null> {
+async function muslBundleSpec(def: CliAgentDef): Promise<BundleSpec | null> {
   if (!def.muslBinary) return null;
   return {
     ...def.bundle,
