@@ -23,7 +23,7 @@ const EXECS = [
 ];
 
 async function ours(backend: ContainerBackend, task: Task, out: string): Promise<void> {
-  const sandbox = await backend.create({ task, jobName: "bench", trialName: "bench__1", network: false });
+  const sandbox = await backend.create({ task, jobName: "bench", rolloutName: "bench__1", network: false });
   await sandbox.upload(task.solutionDir as string, "/solution");
   await sandbox.upload(task.verifierDir, "/tests");
   await sandbox.exec(EXECS[0] as string, { user: "agent" });

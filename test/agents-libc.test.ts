@@ -7,9 +7,9 @@ import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ensureBundle } from "../src/agents/cli/bundle.js";
-import { claudeCodeDef } from "../src/agents/cli/claude-code.js";
-import { imageFallbackFor } from "../src/agents/cli/image-install.js";
+import { ensureBundle } from "../src/agents/in-sandbox/bundle.js";
+import { claudeCodeDef } from "../src/agents/in-sandbox/claude-code.js";
+import { imageFallbackFor } from "../src/agents/in-sandbox/image-install.js";
 import { loadPolicyScript } from "../src/policy/scripted-server.js";
 import type { Engine } from "../src/sandbox/container/engine/engine.js";
 import {

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { createClaudeCodeAgent } from "../src/agents/cli/index.js";
+import { createClaudeCodeAgent } from "../src/agents/in-sandbox/index.js";
 import { registerAgent, resolveAgent } from "../src/agents/registry.js";
 import {
   acpEvents,

@@ -2,8 +2,8 @@
 import { UserInputError } from "../errors.js";
 import { nearest } from "../util/nearest.js";
 import { createBenchAgent } from "./bench-agent/index.js";
-import { createClaudeCodeAgent, createCodexAgent, createOpencodeAgent } from "./cli/index.js";
-import type { SkillMode } from "./cli/skills.js";
+import { createClaudeCodeAgent, createCodexAgent, createOpencodeAgent } from "./in-sandbox/index.js";
+import type { SkillMode } from "./in-sandbox/skills.js";
 import { nopAgent, oracleAgent } from "./oracle.js";
 import type { Agent } from "./types.js";
 
@@ -28,7 +28,7 @@ const agents: Record<string, AgentFactory> = {
   opencode: (o) => createOpencodeAgent(cli(o)),
 };
 
-export function agentNames(): string[] {
+function agentNames(): string[] {
   return Object.keys(agents);
 }
 

@@ -1,5 +1,7 @@
-// One clear line on stderr and the exit status the docs promise: 2 for bad input, 1 otherwise.
+// One clear line on stderr and the exit status the docs promise: 2 for bad input, 1 otherwise
+// (`bench train stream`: 1 when the run's process went away, 3 on its timeout).
 import { messageOf, UserInputError } from "../errors.js";
+import { JobProcessGone, StreamTimeout } from "../train/stream/errors.js";
 
 export class ExitCode extends Error {
   constructor(readonly code: number) {
@@ -7,20 +9,36 @@ export class ExitCode extends Error {
   }
 }
 
-export function reportError(err: unknown): number {
+/** commander's own errors: it has already printed its message. */
+function commanderCode(err: unknown): string | null {
+  const code = (err as { code?: string } | null)?.code;
+  return typeof code === "string" && code.startsWith("commander.") ? code : null;
+}
+
+/** The one table from an error to the exit status. */
+export function exitCodeOf(err: unknown): number {
   if (err instanceof ExitCode) return err.code;
-  if (err instanceof UserInputError) {
-    process.stderr.write(`bench: ${err.message}\n`);
-    return 2;
-  }
-  const code = (err as { code?: string }).code;
-  // commander has already printed its message; usage mistakes are bad input (2), help is not.
-  if (typeof code === "string" && code.startsWith("commander.")) {
+  if (err instanceof UserInputError) return 2;
+  // RunStopped (the run stopped starting trials) is a JobProcessGone: an infrastructure end, exit 1.
+  if (err instanceof JobProcessGone || err instanceof StreamTimeout) return err.exitCode;
+  const code = commanderCode(err);
+  // Usage mistakes are bad input (2), help is not.
+  if (code !== null)
     return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help"
       ? 0
       : 2;
+  return 1;
+}
+
+export function reportError(err: unknown): number {
+  const exit = exitCodeOf(err);
+  if (err instanceof ExitCode) return exit;
+  if (err instanceof UserInputError) {
+    process.stderr.write(`bench: ${err.message}\n`);
+    return exit;
   }
+  if (commanderCode(err) !== null) return exit;
   process.stderr.write(`bench: ${messageOf(err)}\n`);
   if (process.env.BENCHFLOW_DEBUG) process.stderr.write(`${(err as Error).stack ?? ""}\n`);
-  return 1;
+  return exit;
 }

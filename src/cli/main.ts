@@ -2,13 +2,13 @@
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
 import { reportError } from "./errors.js";
-import { registerPolicyCommands } from "./policy.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
+import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
 import { registerTrainCommands } from "./train.js";
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command("bench")
     .description("BenchFlow: tasks as reinforcement-learning environments")
     .version("0.1.0")

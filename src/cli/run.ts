@@ -1,6 +1,6 @@
 // `bench run TASK_OR_DIR -a AGENT ...`: a thin shell around Evaluation.
 import { type Command, InvalidArgumentError } from "commander";
-import { SKILL_MODES, type SkillMode } from "../agents/cli/skills.js";
+import { SKILL_MODES, type SkillMode } from "../agents/in-sandbox/skills.js";
 import { Evaluation } from "../job/evaluation.js";
 import { planToJson } from "../job/plan.js";
 import { removeContainersOfRun } from "../sandbox/container/index.js";

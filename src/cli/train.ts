@@ -8,11 +8,10 @@ import { convertJob } from "../train/convert/convert.js";
 import type { RowMode } from "../train/convert/rows.js";
 import type { Normalisation } from "../train/groups/advantage.js";
 import { endCounts, type StreamEnd } from "../train/stream/end.js";
-import { JobProcessGone, StreamTimeout } from "../train/stream/errors.js";
 import { streamRollouts } from "../train/stream/stream.js";
 import { pyJson } from "../train/validate/py-json.js";
 import { type RowFormat, validateFile } from "../train/validate/validate.js";
-import { ExitCode } from "./errors.js";
+import { ExitCode, exitCodeOf } from "./errors.js";
 
 const GROUP_BY_HELP = "keys from task, agent, model, task_digest, job, policy_version";
 
@@ -46,10 +45,7 @@ async function action(name: string, fn: () => Promise<number>): Promise<void> {
     // The reader went away (`| head`): not a failure of ours.
     if ((err as NodeJS.ErrnoException).code === "EPIPE") return;
     process.stderr.write(`bench train ${name}: ${messageOf(err)}\n`);
-    if (err instanceof UserInputError) code = 2;
-    // RunStopped (the run stopped starting trials) is a JobProcessGone: an infrastructure end, exit 1.
-    else if (err instanceof JobProcessGone || err instanceof StreamTimeout) code = err.exitCode;
-    else code = 1;
+    code = exitCodeOf(err);
   }
   if (code !== 0) throw new ExitCode(code);
 }

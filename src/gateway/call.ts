@@ -12,7 +12,7 @@ import { plainExchange } from "./plain-exchange.js";
 import { redactFixedHeaders, redactHeaders } from "./redact.js";
 import { streamExchange } from "./stream-exchange.js";
 import { ASKED_NOTHING, agentAsked } from "./strip.js";
-import type { TrialState } from "./trials.js";
+import type { GatewayTrial } from "./trials.js";
 import type { EndpointPolicy, GatewayOptions, JsonObject } from "./types.js";
 import { isObject } from "./types.js";
 import type { UpstreamClient } from "./upstream.js";
@@ -35,7 +35,7 @@ const VERSION_HEADERS = ["x-policy-version", "x-model-version", "x-weights-versi
 export async function handleCall(
   core: GatewayCore,
   dialect: Dialect,
-  trial: TrialState,
+  trial: GatewayTrial,
   exchange: { req: IncomingMessage; res: ServerResponse; raw: Buffer | null; startedAt: number },
 ): Promise<void> {
   const { req, res, raw, startedAt } = exchange;

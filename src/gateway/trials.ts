@@ -21,7 +21,7 @@ export interface CallOutcome {
   error: string | null;
 }
 
-export class TrialState {
+export class GatewayTrial {
   readonly usage: TrialUsage = {
     calls: 0,
     failedCalls: 0,
@@ -149,7 +149,7 @@ export class TrialState {
 }
 
 /** The fix for a configuration the endpoint refused, by status. */
-export function configFix(status: number, endpointUrl: string): string {
+function configFix(status: number, endpointUrl: string): string {
   if (status === 401 || status === 403) {
     return `the endpoint ${endpointUrl} refuses the key: pass the key it expects with --api-key (or BENCHFLOW_PROVIDER_API_KEY)`;
   }
@@ -157,20 +157,20 @@ export function configFix(status: number, endpointUrl: string): string {
 }
 
 export class TrialRegistry {
-  private readonly byKey = new Map<string, TrialState>();
-  private readonly byName = new Map<string, TrialState>();
+  private readonly byKey = new Map<string, GatewayTrial>();
+  private readonly byName = new Map<string, GatewayTrial>();
 
   constructor(
     private readonly options: GatewayOptions,
     private readonly failFastCalls: number,
   ) {}
 
-  add(name: string, file: string): TrialState {
+  add(name: string, file: string): GatewayTrial {
     if (this.byName.get(name)?.revoked === false) {
       throw new Error(`gateway: trial ${name} is already registered; remove it first`);
     }
     const apiKey = `bf-${randomBytes(24).toString("base64url")}`;
-    const trial = new TrialState(
+    const trial = new GatewayTrial(
       name,
       apiKey,
       file,
@@ -185,7 +185,7 @@ export class TrialRegistry {
   }
 
   /** Revokes the credential at once; the usage stays readable. */
-  remove(name: string): TrialState | undefined {
+  remove(name: string): GatewayTrial | undefined {
     const trial = this.byName.get(name);
     if (trial) {
       trial.revoked = true;
@@ -194,15 +194,15 @@ export class TrialRegistry {
     return trial;
   }
 
-  byCredential(key: string | null): TrialState | undefined {
+  byCredential(key: string | null): GatewayTrial | undefined {
     return key ? this.byKey.get(key) : undefined;
   }
 
-  named(name: string): TrialState | undefined {
+  named(name: string): GatewayTrial | undefined {
     return this.byName.get(name);
   }
 
-  all(): TrialState[] {
+  all(): GatewayTrial[] {
     return [...this.byName.values()];
   }
 }

@@ -55,7 +55,7 @@ export function attemptOf(r: RolloutFolder): Attempt {
   };
 }
 
-export async function readAttempt(dir: string): Promise<Attempt> {
+async function readAttempt(dir: string): Promise<Attempt> {
   return attemptOf(await readRolloutFolder(dir));
 }
 

@@ -4,6 +4,7 @@
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
+import { PLAN, SUMMARY } from "../jobs-dir/layout.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { isUnscoredFailure } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
@@ -64,7 +65,7 @@ async function recordNotStarted(jobDir: string, plan: PlannedEvaluation, stopped
     notStarted: plan.tasks.length,
     stopped,
   });
-  await writeJsonAtomic(path.join(jobDir, "summary.json"), summary, { durable: true });
+  await writeJsonAtomic(path.join(jobDir, SUMMARY), summary, { durable: true });
   return plan.tasks.length;
 }
 
@@ -102,7 +103,7 @@ export class Evaluation {
     emit({ type: "plan", plan });
     // The plan of every job is on disk before the first starts: a streaming trainer knows what to wait for.
     for (const job of plan.jobs)
-      await writeJsonAtomic(path.join(job.jobDir, "evaluation.json"), job.plan, { durable: true });
+      await writeJsonAtomic(path.join(job.jobDir, PLAN), job.plan, { durable: true });
     const signal = this.settings.signal ?? new AbortController().signal;
     const breaker = new RunBreaker(
       failFastRollouts(this.settings, plan.concurrency),
@@ -125,7 +126,7 @@ export class Evaluation {
         outcome = await runJob({
           jobDir: job.jobDir,
           jobName: plan.jobName,
-          trialLabel: job.trialLabel,
+          repeatLabel: job.trialLabel,
           tasks: plan.tasks,
           agent: plan.agent as Agent,
           model: plan.model,
@@ -139,7 +140,7 @@ export class Evaluation {
           prepareTrial,
           retryBackoffMs: this.settings.retryBackoffMs,
           breaker,
-          onTrialStart: (info) => emit({ type: "trial-start", ...info }),
+          onTrialStart: (info) => emit({ type: "trial-start", trialLabel: job.trialLabel, ...info }),
           onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
         });
       } finally {

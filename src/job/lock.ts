@@ -4,10 +4,9 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
+import { LOCK } from "../jobs-dir/layout.js";
 import { EvaluationLock } from "../schemas/result.js";
 import { pidAlive } from "../util/process.js";
-
-export const LOCK_FILE = ".evaluation.lock";
 
 async function readLock(file: string): Promise<EvaluationLock | null> {
   try {
@@ -22,7 +21,7 @@ export interface JobLock {
 }
 
 export async function acquireLock(jobDir: string): Promise<JobLock> {
-  const file = path.join(jobDir, LOCK_FILE);
+  const file = path.join(jobDir, LOCK);
   const mine: EvaluationLock = {
     pid: process.pid,
     host: os.hostname(),

@@ -3,12 +3,13 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type Gateway, startGateway } from "../gateway/index.js";
+import { TRAJECTORY } from "../jobs-dir/layout.js";
 import type { TrialResult } from "../schemas/result.js";
-import type { TrialPlan } from "../trial/types.js";
+import type { TrialHooks } from "../trial/types.js";
 import type { ResolvedPolicy } from "./policy.js";
 
 export interface JobModelAccess {
-  prepareTrial(rolloutName: string, rolloutDir: string): Promise<Partial<TrialPlan>>;
+  prepareTrial(rolloutName: string, rolloutDir: string): Promise<TrialHooks>;
   close(): Promise<void>;
 }
 
@@ -16,7 +17,7 @@ export async function openModelAccess(policy: ResolvedPolicy, model: string): Pr
   const gateway = await startGateway(policy.gateway);
   return {
     async prepareTrial(rolloutName, rolloutDir) {
-      const trajectoryFile = path.join(rolloutDir, "trajectory", "llm_trajectory.jsonl");
+      const trajectoryFile = path.join(rolloutDir, TRAJECTORY);
       await fs.mkdir(path.dirname(trajectoryFile), { recursive: true });
       const { apiKey, ended } = gateway.addTrial(rolloutName, { trajectoryFile });
       return {

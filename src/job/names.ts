@@ -4,7 +4,8 @@ export function jobNameFor(date: Date): string {
   return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}__${p(date.getHours())}-${p(date.getMinutes())}-${p(date.getSeconds())}`;
 }
 
-export function trialLabel(index: number, total: number): string {
+/** The folder of the Nth repeat job: trial-01, trial-02, ... */
+export function repeatLabel(index: number, total: number): string {
   return `trial-${String(index).padStart(Math.max(2, String(total).length), "0")}`;
 }
 

@@ -2,10 +2,11 @@
 // no rollout already on disk is touched.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { SkillMode } from "../agents/cli/skills.js";
+import type { SkillMode } from "../agents/in-sandbox/skills.js";
 import { resolveAgent } from "../agents/registry.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
+import { PLAN } from "../jobs-dir/layout.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
@@ -15,7 +16,7 @@ import { loadTasks } from "../task/load.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
-import { jobNameFor, trialLabel, validJobName } from "./names.js";
+import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
 
@@ -131,7 +132,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const jobName = s.jobName ?? (await freshJobName(agentDir, trials));
   const jobs: PlannedJob[] = [];
   for (let i = 1; i <= trials; i++) {
-    const label = trialLabel(i, trials);
+    const label = repeatLabel(i, trials);
     const jobDir = path.join(agentDir, label, jobName);
     const plan: EvaluationPlan = {
       schema_version: 1,
@@ -198,14 +199,14 @@ async function freshJobName(agentDir: string, trials: number): Promise<string> {
   for (let n = 0; ; n++) {
     const name = n === 0 ? base : `${base}-${n}`;
     const taken = await Promise.all(
-      Array.from({ length: trials }, (_, i) => exists(path.join(agentDir, trialLabel(i + 1, trials), name))),
+      Array.from({ length: trials }, (_, i) => exists(path.join(agentDir, repeatLabel(i + 1, trials), name))),
     );
     if (!taken.some(Boolean)) return name;
   }
 }
 
 async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: string[]): Promise<boolean> {
-  const file = path.join(jobDir, "evaluation.json");
+  const file = path.join(jobDir, PLAN);
   let raw: unknown;
   try {
     raw = await readJsonIfExists(file);

@@ -3,13 +3,15 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Agent } from "../agents/types.js";
+import { SUMMARY } from "../jobs-dir/layout.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { isRetryable } from "../schemas/outcome.js";
 import type { JobSummary, TrialResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 import { runTrial } from "../trial/run.js";
-import type { TrialPlan } from "../trial/types.js";
+import type { TrialHooks, TrialPlan } from "../trial/types.js";
 import { writeJsonAtomic } from "../util/fs.js";
+import { mapLimit } from "../util/limit.js";
 import {
   type Attempt,
   finalAttempt,
@@ -30,7 +32,8 @@ export interface JobTask {
 export interface JobSpec {
   jobDir: string;
   jobName: string;
-  trialLabel: string;
+  /** "trial-01": the folder of this repeat job (the field on disk stays `trial`). */
+  repeatLabel: string;
   tasks: JobTask[];
   agent: Agent;
   model: string | null;
@@ -41,9 +44,9 @@ export interface JobSpec {
   settings: Record<string, unknown>;
   signal: AbortSignal;
   /** Per-trial additions to the plan, e.g. model access through the gateway and its usage in finalize. */
-  prepareTrial?(rolloutName: string, rolloutDir: string): Promise<Partial<TrialPlan>>;
+  prepareTrial?(rolloutName: string, rolloutDir: string): Promise<TrialHooks>;
   warn(message: string): void;
-  onTrialStart?(info: { trialLabel: string; task: string; rolloutName: string }): void;
+  onTrialStart?(info: { task: string; rolloutName: string }): void;
   onTrialEnd?(result: TrialResult): void;
   retryBackoffMs?: number;
   deferCleanup?(work: Promise<void>): void;
@@ -76,7 +79,7 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
     const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
     let notStarted = 0;
     try {
-      await pool(pending, spec.concurrency, async ({ jobTask, previous }) => {
+      await mapLimit(pending, spec.concurrency, async ({ jobTask, previous }) => {
         if (spec.signal.aborted) return;
         if (spec.breaker?.signal.aborted) {
           notStarted++;
@@ -101,8 +104,8 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
       stopped: notStarted > 0 ? (spec.breaker?.stopped ?? null) : null,
     });
     if (!spec.signal.aborted)
-      await writeJsonAtomic(path.join(spec.jobDir, "summary.json"), summary, { durable: true });
-    return { jobDir: spec.jobDir, trialLabel: spec.trialLabel, summary, results: ordered };
+      await writeJsonAtomic(path.join(spec.jobDir, SUMMARY), summary, { durable: true });
+    return { jobDir: spec.jobDir, trialLabel: spec.repeatLabel, summary, results: ordered };
   } finally {
     await lock.release();
   }
@@ -120,7 +123,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
     replaces = old.name;
   }
   for (let retry = 0; ; retry++) {
-    spec.onTrialStart?.({ trialLabel: spec.trialLabel, task: jobTask.task.name, rolloutName });
+    spec.onTrialStart?.({ task: jobTask.task.name, rolloutName });
     const result = await runOne(spec, jobTask, { rolloutName, attempt, replaces });
     spec.breaker?.note(result);
     // A task that cannot run as written fails the same way in every trial: say it once, with the fix.
@@ -134,7 +137,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
     const next = newRolloutName(jobTask.task.name);
     await markReplaced({ dir: path.join(spec.jobDir, rolloutName) } as Attempt, next, "retried");
     spec.warn(
-      `${spec.trialLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
+      `${spec.repeatLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
     );
     await sleep((spec.retryBackoffMs ?? 500) * 2 ** retry);
     replaces = rolloutName;
@@ -149,13 +152,13 @@ async function runOne(
   ids: { rolloutName: string; attempt: number; replaces: string | null },
 ): Promise<TrialResult> {
   const rolloutDir = path.join(spec.jobDir, ids.rolloutName);
-  const prepared = await spec.prepareTrial?.(ids.rolloutName, rolloutDir);
+  const hooks = await spec.prepareTrial?.(ids.rolloutName, rolloutDir);
   const plan: TrialPlan = {
     task: jobTask.task,
     taskDigest: jobTask.digest,
     jobDir: spec.jobDir,
     jobName: spec.jobName,
-    trialLabel: spec.trialLabel,
+    repeatLabel: spec.repeatLabel,
     rolloutName: ids.rolloutName,
     attempt: ids.attempt,
     replaces: ids.replaces,
@@ -167,19 +170,7 @@ async function runOne(
     signal: spec.signal,
     warn: spec.warn,
     deferCleanup: spec.deferCleanup,
-    ...prepared,
+    hooks,
   };
   return runTrial(plan);
-}
-
-/** Run `work` over `items`, at most `limit` at a time. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }

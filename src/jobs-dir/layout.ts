@@ -8,6 +8,8 @@ import { rolloutNameFor, taskNameFromRolloutDir } from "../schemas/result.js";
 /** Rollout folder: written last, atomically; its presence means the rollout is final. */
 export const RESULT = "result.json";
 export const CONFIG = "config.json";
+export const TIMING = "timing.json";
+export const PROMPTS = "prompts.json";
 /** Beside an attempt that a retry or a resume replaced: it counts in no group. */
 export const REPLACED = "replaced.json";
 export const TRAJECTORY_DIR = "trajectory";
@@ -35,7 +37,7 @@ export function isRolloutName(name: string): boolean {
   return ROLLOUT_NAME.test(name);
 }
 
-export function isTrialDir(name: string): boolean {
+function isTrialDir(name: string): boolean {
   return TRIAL_DIR.test(name);
 }
 

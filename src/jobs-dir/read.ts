@@ -4,11 +4,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { EvaluationPlan } from "../schemas/result.js";
+import { mapLimit } from "../util/limit.js";
 import { supersededIn } from "./attempts.js";
 import { discoverJobs, type FoundJob, jobIds } from "./discover.js";
 import { readPlan, readSummary, type SummaryFacts } from "./job-files.js";
 import { trialOf } from "./layout.js";
-import { mapLimit } from "./map-limit.js";
 import { type Replaced, type RolloutFolder, readRolloutFolder } from "./rollout.js";
 
 export interface JobFolder {

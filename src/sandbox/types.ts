@@ -40,7 +40,7 @@ export interface SandboxSpec {
   task: Task;
   /** Names for labels, logs and messages. */
   jobName: string;
-  trialName: string;
+  rolloutName: string;
   /** Network for the agent: false gives loopback only. */
   network: boolean;
   /** Extra environment for every exec (the task's ENV is applied by the backend). */

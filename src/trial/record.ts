@@ -2,44 +2,35 @@
 // trajectory, and result.json last (fsynced), whose presence marks the rollout final.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { ACP_TRAJECTORY, CONFIG, PROMPTS, RESULT, TIMING, TRAJECTORY_DIR } from "../jobs-dir/layout.js";
 import { type AgentErrorCategory, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
 import type { TrialResult, WrittenTiming, WrittenTrialResult } from "../schemas/result.js";
 import type { WrittenTrialConfig } from "../schemas/trial-config.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import type { TrialState } from "./run.js";
+import type { RolloutState } from "./run.js";
 import type { TrialPlan } from "./types.js";
 
 export async function finishTrial(
   plan: TrialPlan,
-  state: TrialState,
+  state: RolloutState,
   rolloutDir: string,
   startedAt: Date,
 ): Promise<TrialResult> {
   let result: TrialResult = resultOf(plan, state, startedAt);
-  if (plan.finalize) result = await plan.finalize(result);
+  if (plan.hooks?.finalize) result = await plan.hooks.finalize(result);
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
-  await fs.mkdir(path.join(rolloutDir, "trajectory"), { recursive: true });
+  await fs.mkdir(path.join(rolloutDir, TRAJECTORY_DIR), { recursive: true });
   await Promise.all([
-    ...(state.sandboxDetails
-      ? [
-          writeJsonAtomic(path.join(rolloutDir, "config.json"), {
-            ...configOf(plan, startedAt),
-            ...state.sandboxDetails,
-          }),
-        ]
-      : []),
-    writeJsonAtomic(path.join(rolloutDir, "timing.json"), state.timing),
-    writeJsonAtomic(path.join(rolloutDir, "prompts.json"), [plan.task.instruction]),
-    writeFileAtomic(
-      path.join(rolloutDir, "trajectory", "acp_trajectory.jsonl"),
-      trajectory ? `${trajectory}\n` : "",
-    ),
+    ...(state.sandboxDetails ? [writeConfig(plan, rolloutDir, startedAt, state.sandboxDetails)] : []),
+    writeJsonAtomic(path.join(rolloutDir, TIMING), state.timing),
+    writeJsonAtomic(path.join(rolloutDir, PROMPTS), [plan.task.instruction]),
+    writeFileAtomic(path.join(rolloutDir, ACP_TRAJECTORY), trajectory ? `${trajectory}\n` : ""),
   ]);
-  await writeJsonAtomic(path.join(rolloutDir, "result.json"), result, { durable: true });
+  await writeJsonAtomic(path.join(rolloutDir, RESULT), result, { durable: true });
   return result;
 }
 
-export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): WrittenTrialResult {
+export function resultOf(plan: TrialPlan, state: RolloutState, startedAt: Date): WrittenTrialResult {
   const v = state.verifier;
   // The trial records agent-side categories here (verifier ones come from the verifier).
   const errorCategory = (state.error?.category ?? null) as AgentErrorCategory | null;
@@ -73,13 +64,23 @@ export function resultOf(plan: TrialPlan, state: TrialState, startedAt: Date): W
     trajectory_source: state.agentResult?.trajectorySource ?? null,
     partial_trajectory: false,
     job_name: plan.jobName,
-    trial: plan.trialLabel,
+    trial: plan.repeatLabel,
     attempt: plan.attempt,
     replaces: plan.replaces,
   };
 }
 
-export function configOf(plan: TrialPlan, startedAt: Date): WrittenTrialConfig {
+/** config.json: written when the rollout starts, and again at the end with what the sandbox turned out to be. */
+export function writeConfig(
+  plan: TrialPlan,
+  rolloutDir: string,
+  startedAt: Date,
+  sandboxDetails?: Record<string, unknown>,
+): Promise<void> {
+  return writeJsonAtomic(path.join(rolloutDir, CONFIG), { ...configOf(plan, startedAt), ...sandboxDetails });
+}
+
+function configOf(plan: TrialPlan, startedAt: Date): WrittenTrialConfig {
   const own = {
     task_name: plan.task.name,
     task_path: plan.task.dir,
@@ -87,7 +88,7 @@ export function configOf(plan: TrialPlan, startedAt: Date): WrittenTrialConfig {
     agent: plan.agent.name,
     model: plan.model,
     job_name: plan.jobName,
-    trial: plan.trialLabel,
+    trial: plan.repeatLabel,
     rollout_name: plan.rolloutName,
     attempt: plan.attempt,
     timeout_sec: plan.task.config.agent.timeoutSec,

@@ -8,13 +8,12 @@ import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
-import { writeJsonAtomic } from "../util/fs.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
-import { configOf, finishTrial } from "./record.js";
+import { finishTrial, writeConfig } from "./record.js";
 import type { TrialPlan } from "./types.js";
 
-export interface TrialState {
+export interface RolloutState {
   sandbox: Sandbox | null;
   prepared: HostPreparation | null;
   events: TrajectoryEvent[];
@@ -29,7 +28,7 @@ export interface TrialState {
 export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
   const startedAt = new Date();
-  const state: TrialState = {
+  const state: RolloutState = {
     sandbox: null,
     prepared: null,
     events: [],
@@ -39,7 +38,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     timing: {},
   };
   await fs.mkdir(rolloutDir, { recursive: true });
-  await writeJsonAtomic(path.join(rolloutDir, "config.json"), configOf(plan, startedAt));
+  // Early, so that a rollout cut short (the process killed) still says what it was.
+  await writeConfig(plan, rolloutDir, startedAt);
   try {
     if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
     await phase(state, "environment_setup", () => startSandbox(plan, state));
@@ -71,7 +71,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   return finishTrial(plan, state, rolloutDir, startedAt);
 }
 
-async function phase(state: TrialState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
+async function phase(state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
   const t0 = Date.now();
   try {
     await work();
@@ -80,14 +80,14 @@ async function phase(state: TrialState, name: keyof TimingInfo, work: () => Prom
   }
 }
 
-async function prepareHost(plan: TrialPlan, state: TrialState): Promise<void> {
+async function prepareHost(plan: TrialPlan, state: RolloutState): Promise<void> {
   try {
     state.prepared =
       (await plan.agent.prepareHost?.({
         task: plan.task,
         sandboxKind: plan.backend.kind,
         network: plan.task.config.sandbox.networkMode !== "no-network",
-        hostService: plan.hostService ?? null,
+        hostService: plan.hooks?.hostService ?? null,
         signal: plan.signal,
       })) ?? null;
   } catch (err) {
@@ -98,17 +98,17 @@ async function prepareHost(plan: TrialPlan, state: TrialState): Promise<void> {
   Object.assign(state.timing, state.prepared?.timing);
 }
 
-async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
+async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void> {
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
   try {
     state.sandbox = await plan.backend.create({
       task: plan.task,
       jobName: plan.jobName,
-      trialName: plan.rolloutName,
+      rolloutName: plan.rolloutName,
       network: plan.task.config.sandbox.networkMode !== "no-network",
       jobDir: plan.jobDir,
-      ...(plan.hostService ? { hostService: plan.hostService } : {}),
+      ...(plan.hooks?.hostService ? { hostService: plan.hooks.hostService } : {}),
       ...(state.prepared?.readOnlyMounts ? { readOnlyMounts: state.prepared.readOnlyMounts } : {}),
     });
   } catch (err) {
@@ -133,7 +133,7 @@ async function startSandbox(plan: TrialPlan, state: TrialState): Promise<void> {
   state.sandboxDetails = details;
 }
 
-function agentContext(plan: TrialPlan, state: TrialState, rolloutDir: string): AgentContext {
+function agentContext(plan: TrialPlan, state: RolloutState, rolloutDir: string): AgentContext {
   return {
     task: plan.task,
     sandbox: state.sandbox as Sandbox,
@@ -142,7 +142,7 @@ function agentContext(plan: TrialPlan, state: TrialState, rolloutDir: string): A
     signal: plan.signal,
     rolloutDir,
     model: plan.model,
-    modelAccess: plan.modelAccess ?? null,
+    modelAccess: plan.hooks?.modelAccess ?? null,
     env: plan.agentEnv,
     record: (event) => state.events.push({ ...event, ts: event.ts ?? new Date().toISOString() }),
     ...(state.prepared ? { prepared: state.prepared } : {}),
@@ -159,11 +159,11 @@ async function setupAgent(plan: TrialPlan, ctx: AgentContext): Promise<void> {
   }
 }
 
-async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): Promise<void> {
+async function runAgent(plan: TrialPlan, ctx: AgentContext, state: RolloutState): Promise<void> {
   const limit = ctx.timeoutSec;
   const deadline = new AbortController();
   const timer = limit == null ? null : setTimeout(() => deadline.abort(), limit * 1000);
-  const ended = plan.modelEnded;
+  const ended = plan.hooks?.modelEnded;
   ctx.signal = AbortSignal.any([plan.signal, deadline.signal, ...(ended ? [ended] : [])]);
   let own: AgentEnding | null = null;
   try {
@@ -184,12 +184,12 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: TrialState): 
     deadlinePassed: deadline.signal.aborted && !ended?.aborted,
     limitSec: limit,
     agent: own,
-    witness: plan.modelWitness?.() ?? null,
+    witness: plan.hooks?.modelWitness?.() ?? null,
   });
 }
 
 /** Policy failures are still scored; infrastructure failures and interrupts are not worth a verifier run. */
-function shouldVerify(plan: TrialPlan, state: TrialState): boolean {
+function shouldVerify(plan: TrialPlan, state: RolloutState): boolean {
   if (plan.signal.aborted || state.sandbox === null) return false;
   return state.error === null || !isUnscoredFailure(state.error.category);
 }

@@ -4,14 +4,28 @@ import type { SandboxBackend } from "../sandbox/types.js";
 import type { TrialResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 
+/** What the job adds to one rollout: its model session through the gateway, and the last word on its result. */
+export interface TrialHooks {
+  /** Set when the agent calls a model: the gateway address and this trial's own credential. */
+  modelAccess?: ModelAccess | null;
+  /** The gateway's port, for sandboxes that must reach it without any other network. */
+  hostService?: { port: number } | null;
+  /** What the gateway saw of this rollout's model calls (decides provider_error and config_error). */
+  modelWitness?(): ModelWitness;
+  /** Aborted when the gateway ends the rollout (the endpoint kept failing, or refused the configuration). */
+  modelEnded?: AbortSignal;
+  /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
+  finalize?(result: TrialResult): Promise<TrialResult>;
+}
+
 /** Everything one rollout needs; made by the job, consumed by runTrial. */
 export interface TrialPlan {
   task: Task;
   taskDigest: string;
   jobDir: string;
   jobName: string;
-  /** "trial-01": which repeat of the group this job is. */
-  trialLabel: string;
+  /** "trial-01": which repeat of the group this job is (recorded as `trial`). */
+  repeatLabel: string;
   rolloutName: string;
   attempt: number;
   replaces: string | null;
@@ -21,18 +35,10 @@ export interface TrialPlan {
   /** Settings recorded in config.json (no secrets). */
   settings: Record<string, unknown>;
   agentEnv: Record<string, string>;
-  /** Set when the agent calls a model: the gateway address and this trial's own credential. */
-  modelAccess?: ModelAccess | null;
-  /** The gateway's port, for sandboxes that must reach it without any other network. */
-  hostService?: { port: number } | null;
+  /** What the job adds to this rollout, e.g. its model access through the gateway (see TrialHooks). */
+  hooks?: TrialHooks;
   /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
   signal: AbortSignal;
-  /** What the gateway saw of this rollout's model calls (decides provider_error and config_error). */
-  modelWitness?(): ModelWitness;
-  /** Aborted when the gateway ends the rollout (the endpoint kept failing, or refused the configuration). */
-  modelEnded?: AbortSignal;
-  /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
-  finalize?(result: TrialResult): Promise<TrialResult>;
   /** Hands work that need not delay the result (removing the sandbox) to the job, which awaits it. */
   deferCleanup?(work: Promise<void>): void;
   /** Called once per warning that the user should see (deduplicated by the job). */

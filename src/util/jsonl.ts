@@ -2,7 +2,7 @@
 import { promises as fs } from "node:fs";
 import { UserInputError } from "../errors.js";
 
-export function parseJsonLines(text: string, displayPath: string): unknown[] {
+function parseJsonLines(text: string, displayPath: string): unknown[] {
   const out: unknown[] = [];
   let start = 0;
   let line = 0;

@@ -2,7 +2,7 @@
 // trial's gateway credential (OpenAI chat); its bash tool runs in the sandbox as the agent user.
 import { CategorizedError } from "../../errors.js";
 import type { Agent, AgentContext, AgentRunResult } from "../types.js";
-import { askPolicyRetrying, PolicyRequestError } from "./policy.js";
+import { askPolicyRetrying, PolicyRequestError } from "./chat-client.js";
 import { runTool, type ToolLimits, toolDefinitions } from "./tools.js";
 
 export interface BenchAgentOptions {

@@ -2,7 +2,7 @@
 // limit and the tail of its output) and submit (the agent says it is done).
 import type { Sandbox } from "../../sandbox/types.js";
 import type { TrajectoryEvent } from "../types.js";
-import type { ToolCall } from "./policy.js";
+import type { ToolCall } from "./chat-client.js";
 
 export interface ToolLimits {
   commandTimeoutSec: number;
@@ -127,7 +127,7 @@ export async function runTool(
 }
 
 /** The last `cap` characters, saying how much was cut. */
-export function capTail(text: string, cap: number): string {
+function capTail(text: string, cap: number): string {
   if (text.length <= cap) return text;
   return `[output truncated: the first ${text.length - cap} characters are cut]\n${text.slice(text.length - cap)}`;
 }

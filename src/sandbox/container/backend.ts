@@ -103,7 +103,7 @@ export class ContainerBackend implements SandboxBackend {
     const env: Record<string, string> = { ...task.config.sandbox.env, ...spec.env };
     if (service && net.directUrl) env.BENCHFLOW_GATEWAY_URL = net.directUrl;
     if (service && net.relay) env.BENCHFLOW_GATEWAY_URL = `http://127.0.0.1:${service.port}`;
-    const name = containerName(spec.trialName);
+    const name = containerName(spec.rolloutName);
     let relay: Relay | null = null;
     let id: string | null = null;
     try {
@@ -120,7 +120,7 @@ export class ContainerBackend implements SandboxBackend {
         labels: {
           ...ownerLabels(this.options.runId),
           [LABEL.job]: spec.jobName,
-          [LABEL.trial]: spec.trialName,
+          [LABEL.trial]: spec.rolloutName,
           [LABEL.task]: task.name,
         },
       });
@@ -165,8 +165,8 @@ export class ContainerBackend implements SandboxBackend {
   }
 }
 
-function containerName(trialName: string): string {
-  const base = trialName
+function containerName(rolloutName: string): string {
+  const base = rolloutName
     .replace(/[^a-zA-Z0-9_.-]+/g, "-")
     .replace(/^[^a-zA-Z0-9]+/, "")
     .slice(0, 60);

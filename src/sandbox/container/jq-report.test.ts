@@ -48,8 +48,8 @@ describe("examples/tasks/jq-report in a container", () => {
     const backend = new ContainerBackend({ buildLogDir: path.join(tmp, "builds") });
     const spec = { task, jobName: "jq", network: false };
     const [oracle, nop] = await Promise.all([
-      backend.create({ ...spec, trialName: "jq-report__oracle" }),
-      backend.create({ ...spec, trialName: "jq-report__nop" }),
+      backend.create({ ...spec, rolloutName: "jq-report__oracle" }),
+      backend.create({ ...spec, rolloutName: "jq-report__nop" }),
     ]);
     try {
       const before = await oracle.exec("test -e /tests || test -e /solution || echo clean", {

@@ -57,7 +57,7 @@ export async function createNamespaceSandbox(
     parent,
     ...(options.hidePaths ?? []),
   ]);
-  const scratch = await makeScratchRoot(parent, spec.trialName);
+  const scratch = await makeScratchRoot(parent, spec.rolloutName);
   view.fsRoot = scratch.fsRoot;
   view.hidden = hidden;
   try {

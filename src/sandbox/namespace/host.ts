@@ -11,7 +11,7 @@ export const AGENT_NAME = "agent";
 export const AGENT_HOME = "/home/agent";
 
 /** Host folders shown read-only in every sandbox (those that exist; symlinks are reproduced). */
-export const SYSTEM_PATHS = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+const SYSTEM_PATHS = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /** The search path inside sandboxes, and for the tools we start. */
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";

@@ -9,7 +9,7 @@ import type { Readable, Writable } from "node:stream";
 import { Tail } from "../../util/tail.js";
 import type { ExecResult } from "../types.js";
 
-export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export interface Invocation {
   argv: string[];

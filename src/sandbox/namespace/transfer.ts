@@ -80,7 +80,7 @@ export async function walk(p: string, fix: Fix): Promise<void> {
   await Promise.all(names.map((name) => walk(path.join(p, name), fix)));
 }
 
-export function chownTo(p: string, _st: unknown, owner: Owner): Promise<void> {
+function chownTo(p: string, _st: unknown, owner: Owner): Promise<void> {
   return fs.lchown(p, owner.uid, owner.gid);
 }
 

@@ -5,7 +5,6 @@
 // reaper), and each exec spawns ~15 short `mount` processes, so bwrap is the fast path. util-linux
 // 2.38 does not make submounts read-only with `--rbind -o ro`; the script remounts each one itself
 // (mountinfo escapes odd characters such as spaces, so a submount named with one would stay writable).
-import { SANDBOX_PATH } from "./host.js";
 import {
   agentSwitched,
   BASH,
@@ -82,6 +81,3 @@ function finalUser(tools: UnshareTools, plan: ExecPlan, identity: Identity): str
   }
   return identity.setpriv === null ? [] : [...setprivRootCaps(identity.setpriv), "--no-new-privs"];
 }
-
-/** The environment of the unshare process itself. */
-export const UNSHARE_ENV = { PATH: SANDBOX_PATH };

@@ -11,7 +11,7 @@ import {
   readJobInfos,
   supersededIn,
 } from "../../jobs-dir/index.js";
-import { mapLimit } from "../../jobs-dir/map-limit.js";
+import { mapLimit } from "../../util/limit.js";
 import { type RolloutFacts, readRollout } from "./facts.js";
 
 export interface ScannedJob {

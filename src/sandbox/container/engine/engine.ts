@@ -4,7 +4,7 @@ import { CategorizedError } from "../../../errors.js";
 import { type EngineAddress, EngineClient, EngineUnreachableError, parseEngineUrl } from "./client.js";
 
 export const DEFAULT_SOCKETS = ["/var/run/docker.sock", "/run/podman/podman.sock"];
-export const SETUP_HINT = "start Docker, or run scripts/setup-podman.sh (Podman with the Docker API)";
+const SETUP_HINT = "start Docker, or run scripts/setup-podman.sh (Podman with the Docker API)";
 
 export interface Engine {
   client: EngineClient;
@@ -25,7 +25,7 @@ interface VersionReply {
   Components?: { Name?: string; Version?: string }[];
 }
 
-export function candidateAddresses(env: NodeJS.ProcessEnv = process.env): EngineAddress[] {
+function candidateAddresses(env: NodeJS.ProcessEnv = process.env): EngineAddress[] {
   if (env.DOCKER_HOST) return [parseEngineUrl(env.DOCKER_HOST)];
   return DEFAULT_SOCKETS.map((p) => parseEngineUrl(`unix://${p}`));
 }

@@ -169,15 +169,3 @@ export async function extractTo(stream: Readable, hostPath: string): Promise<voi
     await fs.symlink(link.target, link.at);
   }
 }
-
-/** The text of the one file in a small archive (as GET archive returns for a file path). */
-export async function readSingleFile(stream: Readable): Promise<string> {
-  let content = "";
-  for await (const entry of readArchive(stream)) {
-    if (entry.type !== "0") continue;
-    const pieces: Buffer[] = [];
-    for await (const piece of entry.body()) pieces.push(piece);
-    content ||= Buffer.concat(pieces).toString("utf8");
-  }
-  return content;
-}

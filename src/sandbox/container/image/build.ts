@@ -135,7 +135,7 @@ function handleLine(raw: string, note: (line: string) => void): string | null {
 }
 
 /** The last lines of a build log, for messages. */
-export function tailOf(log: string, lines = 15): string {
+function tailOf(log: string, lines = 15): string {
   return log.trimEnd().split("\n").slice(-lines).join("\n");
 }
 

@@ -92,7 +92,7 @@ describe("task images", () => {
     const logDir = await fs.mkdtemp(path.join(os.tmpdir(), "bf-builds-"));
     const backend = new ContainerBackend({ buildLogDir: logDir });
     const message = await backend
-      .create({ task: broken, jobName: "img", trialName: "broken__1", network: false })
+      .create({ task: broken, jobName: "img", rolloutName: "broken__1", network: false })
       .then(() => assert.fail("the build should fail"), taskFailure);
     assert.match(
       message,
@@ -187,7 +187,7 @@ describe("an engine that is down", () => {
     assert.match((await backend.unavailableReason()) ?? "", /scripts\/setup-podman\.sh/);
     const t = await task({ name: "container-noengine", dockerfile: "FROM debian:bookworm-slim\n" });
     const message = await backend
-      .create({ task: t, jobName: "x", trialName: "x__1", network: false })
+      .create({ task: t, jobName: "x", rolloutName: "x__1", network: false })
       .then(() => assert.fail("no engine"), failure);
     assert.match(message, /no container engine answers/);
     await fs.rm(dir, { recursive: true, force: true });

@@ -7,11 +7,11 @@ import { CategorizedError } from "../../../errors.js";
 import { taskDigest } from "../../../task/digest.js";
 import type { Task } from "../../../task/types.js";
 import { writeFileAtomic } from "../../../util/fs.js";
+import { Limiter } from "../../../util/limit.js";
 import { EngineError } from "../engine/client.js";
 import { connectEngine, type Engine } from "../engine/engine.js";
 import { buildFailure, pullImage, runBuild } from "./build.js";
 import { imageFailureKind } from "./image-failure.js";
-import { Limiter } from "./limiter.js";
 
 export interface BuildTaskImageOptions {
   engine?: Engine;

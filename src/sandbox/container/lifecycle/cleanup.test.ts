@@ -58,12 +58,12 @@ describe("container cleanup", () => {
     if (!e) return;
     const runId = `cleanup-run-${process.pid}-${Date.now()}`;
     const ours = new ContainerBackend({ runId });
-    const a = await ours.create({ task, jobName: "cleanup", trialName: "run__1", network: false });
-    const b = await ours.create({ task, jobName: "cleanup", trialName: "run__2", network: false });
+    const a = await ours.create({ task, jobName: "cleanup", rolloutName: "run__1", network: false });
+    const b = await ours.create({ task, jobName: "cleanup", rolloutName: "run__2", network: false });
     const other = await new ContainerBackend().create({
       task,
       jobName: "cleanup",
-      trialName: "other__1",
+      rolloutName: "other__1",
       network: false,
     });
     try {

@@ -45,7 +45,7 @@ describe("gateway access from a container", () => {
     const backend = new ContainerBackend({ hostService: { port: gatewayPort } });
     let sandbox: ContainerSandbox | null = null;
     try {
-      sandbox = await backend.create({ task, jobName: "gw", trialName: "gw__1", network: false });
+      sandbox = await backend.create({ task, jobName: "gw", rolloutName: "gw__1", network: false });
       if (relayPrecheck(engine) !== null) {
         // Without the relay the backend must say that "no network" is not enforced.
         assert.match(sandbox.networkEnforcement, /^not_enforced: /);
@@ -78,7 +78,7 @@ describe("gateway access from a container", () => {
     if (!engine || relayPrecheck(engine) !== null) return;
     const gatewayPort = await serve("gateway-public");
     const backend = new ContainerBackend({ hostService: { port: gatewayPort } });
-    const sandbox = await backend.create({ task, jobName: "gw", trialName: "gw__2", network: true });
+    const sandbox = await backend.create({ task, jobName: "gw", rolloutName: "gw__2", network: true });
     try {
       assert.equal(sandbox.networkEnforcement, "public");
       const r = await sandbox.exec(fetchIn("127.0.0.1", gatewayPort), { user: "agent" });

@@ -53,7 +53,7 @@ describe("container sandbox", () => {
     sandbox = await backend.create({
       task,
       jobName: JOB,
-      trialName: "basics__1",
+      rolloutName: "basics__1",
       network: false,
       env: { SPEC_ENV: "spec" },
     });
@@ -168,7 +168,7 @@ describe("container sandbox", () => {
     assert.equal(again.image, sandbox.image);
     const progress: string[] = [];
     const quiet = new ContainerBackend({ onBuildProgress: (_task, line) => progress.push(line) });
-    const second = await quiet.create({ task, jobName: JOB, trialName: "basics__2", network: false });
+    const second = await quiet.create({ task, jobName: JOB, rolloutName: "basics__2", network: false });
     try {
       assert.deepEqual(progress, []);
       assert.equal(second.image, sandbox.image);
@@ -181,8 +181,14 @@ describe("container sandbox", () => {
     if (!(await ready(t))) return;
     const trials = Array.from({ length: 8 }, (_, i) => `parallel__${i}`);
     const boxes = await Promise.all(
-      trials.map((trialName) =>
-        backend.create({ task, jobName: `${JOB}-par`, trialName, network: false, env: { TRIAL: trialName } }),
+      trials.map((rolloutName) =>
+        backend.create({
+          task,
+          jobName: `${JOB}-par`,
+          rolloutName,
+          network: false,
+          env: { TRIAL: rolloutName },
+        }),
       ),
     );
     const outputs = await Promise.all(boxes.map((b) => b.exec("echo $TRIAL", { user: "agent" })));

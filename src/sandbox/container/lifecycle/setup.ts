@@ -9,7 +9,7 @@ const MARK = "BENCHFLOW_SETUP";
 const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** The setup steps; the last line they print is the agent's home folder. */
-export function setupScript(user: string | null, workdir: string): string {
+function setupScript(user: string | null, workdir: string): string {
   const common = `mkdir -p ${q(workdir)} /logs/agent /logs/artifacts /logs/verifier
 chown root:root /logs/verifier && chmod 755 /logs/verifier`;
   if (user === null) return `set -e\n${common}\necho /root`;

@@ -26,7 +26,7 @@ describe("the agent's user in a container", () => {
     const sandbox = await new ContainerBackend().create({
       task,
       jobName: "users",
-      trialName: "own__1",
+      rolloutName: "own__1",
       network: false,
     });
     try {
@@ -46,7 +46,7 @@ describe("the agent's user in a container", () => {
     const task = await makeTask({ name: "container-root-agent", dockerfile: "FROM debian:bookworm-slim\n" });
     tasks.push(task);
     const backend = new ContainerBackend({ agentUser: "root" });
-    const sandbox = await backend.create({ task, jobName: "users", trialName: "root__1", network: false });
+    const sandbox = await backend.create({ task, jobName: "users", rolloutName: "root__1", network: false });
     try {
       assert.equal(sandbox.agentIsNonRoot, false);
       assert.equal(sandbox.workdir, "/app");

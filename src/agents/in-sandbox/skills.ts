@@ -29,7 +29,7 @@ async function isSkill(dir: string): Promise<boolean> {
 }
 
 /** The skill folders directly in `root` (or root itself when it is one). */
-export async function skillFoldersIn(root: string): Promise<SkillFolder[]> {
+async function skillFoldersIn(root: string): Promise<SkillFolder[]> {
   if (await isSkill(root)) return [{ name: path.basename(root), hostPath: root }];
   const entries = await fs.readdir(root, { withFileTypes: true }).catch(() => []);
   const found: SkillFolder[] = [];

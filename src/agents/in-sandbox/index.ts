@@ -18,11 +18,6 @@ export const CLI_AGENT_DEFS = {
 } as const;
 export type CliAgentName = keyof typeof CLI_AGENT_DEFS;
 
-export const CLI_AGENT_ALIASES: Record<string, CliAgentName> = {
-  "claude-agent-acp": "claude-code",
-  "codex-acp": "codex",
-};
-
 export function createClaudeCodeAgent(opts: CliAgentOptions = {}): Agent {
   return createCliAgent(claudeCodeDef, opts);
 }

@@ -4,7 +4,7 @@ import type { TrajectoryEvent } from "../types.js";
 import { type CliAgentDef, INSTRUCTION } from "./agent.js";
 import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
 
-export const CLAUDE_CODE_VERSION = "2.1.197";
+const CLAUDE_CODE_VERSION = "2.1.197";
 
 export const claudeCodeDef: CliAgentDef = {
   name: "claude-code",

@@ -31,7 +31,7 @@ export interface LaunchPlan {
   stderrFile: string;
 }
 
-export function shellQuote(s: string): string {
+function shellQuote(s: string): string {
   return `'${s.replace(/'/g, "'\\''")}'`;
 }
 

@@ -1,6 +1,7 @@
 // What the gateway recorded for this rollout: how many model calls, and when the first began.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { TRAJECTORY } from "../../jobs-dir/layout.js";
 
 export interface GatewayRecord {
   calls: number;
@@ -9,7 +10,7 @@ export interface GatewayRecord {
 }
 
 export async function gatewayRecordOf(rolloutDir: string): Promise<GatewayRecord> {
-  const file = path.join(rolloutDir, "trajectory", "llm_trajectory.jsonl");
+  const file = path.join(rolloutDir, TRAJECTORY);
   const text = await fs.readFile(file, "utf8").catch(() => "");
   let calls = 0;
   let firstCallAt: number | null = null;

@@ -3,7 +3,7 @@
 // own bundle (<name>@<version>-musl) laid out like the glibc one, so the launch path is unchanged.
 import path from "node:path";
 import type { AgentImageFallback, InstallChoice } from "../../sandbox/container/index.js";
-import type { CliAgentDef, TrialState } from "./agent.js";
+import type { CliAgentDef, LaunchState } from "./agent.js";
 import { agentCacheDir, type BundleSpec, ensureBundle } from "./bundle.js";
 
 export interface FallbackTarget {
@@ -11,12 +11,12 @@ export interface FallbackTarget {
   binary: string;
   /** The trial's config.json facts, updated with the path taken. */
   record: Record<string, unknown>;
-  state: TrialState;
+  state: LaunchState;
   signal: AbortSignal;
 }
 
 /** The agent's musl bundle: the same packages installed for musl, the glibc binary's path aliased to the musl one. */
-export async function muslBundleSpec(def: CliAgentDef): Promise<BundleSpec | null> {
+async function muslBundleSpec(def: CliAgentDef): Promise<BundleSpec | null> {
   if (!def.muslBinary) return null;
   return {
     ...def.bundle,

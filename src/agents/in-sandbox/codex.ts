@@ -4,7 +4,7 @@ import type { TrajectoryEvent } from "../types.js";
 import { type CliAgentDef, INSTRUCTION } from "./agent.js";
 import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
 
-export const CODEX_VERSION = "0.171.0";
+const CODEX_VERSION = "0.171.0";
 
 const TRIPLES: Record<string, string> = {
   x64: "x86_64-unknown-linux-musl",

@@ -25,16 +25,12 @@ export class PolicyRequestError extends Error {
 
 const POLICY_STATUSES = new Set([400, 413, 422]);
 
-export function chatUrl(access: ModelAccess): string {
+function chatUrl(access: ModelAccess): string {
   const base = access.baseUrl.replace(/\/+$/, "");
   return base.endsWith("/v1") ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
 }
 
-export async function askPolicy(
-  access: ModelAccess,
-  body: object,
-  signal: AbortSignal,
-): Promise<AssistantTurn> {
+async function askPolicy(access: ModelAccess, body: object, signal: AbortSignal): Promise<AssistantTurn> {
   const url = chatUrl(access);
   let status: number;
   let text: string;

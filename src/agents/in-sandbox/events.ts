@@ -12,7 +12,7 @@ export interface ParsedRun {
 }
 
 /** Longest string kept per tool output in acp_trajectory.jsonl (the tail is dropped). */
-export const OUTPUT_CAP = 64 * 1024;
+const OUTPUT_CAP = 64 * 1024;
 
 export function capText(value: unknown): unknown {
   if (typeof value !== "string" || value.length <= OUTPUT_CAP) return value;

@@ -65,7 +65,7 @@ const GLIBC_LOADERS: Record<string, string> = {
 };
 const KEY_ENV = "BENCHFLOW_API_KEY";
 
-export interface TrialState {
+export interface LaunchState {
   readyAt: number;
   stagedSkills: string | null;
   relay: boolean;
@@ -76,8 +76,8 @@ export interface TrialState {
 }
 
 export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Agent {
-  const trials = new WeakMap<HostPreparation, TrialState>();
-  const stateOf = (ctx: AgentContext): TrialState => {
+  const trials = new WeakMap<HostPreparation, LaunchState>();
+  const stateOf = (ctx: AgentContext): LaunchState => {
     const s = ctx.prepared && trials.get(ctx.prepared);
     if (!s)
       throw new CategorizedError("agent_setup", `${def.name}: the trial did not prepare the agent's bundle`);
@@ -105,7 +105,7 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
         skill_mode: opts.mode ?? "with-skill",
       };
       const loader = def.glibc ? (GLIBC_LOADERS[process.arch] ?? null) : null;
-      const state: TrialState = {
+      const state: LaunchState = {
         readyAt: 0,
         stagedSkills: null,
         relay: false,
@@ -239,7 +239,7 @@ function gatewayOriginOf(ctx: AgentContext, baseUrl: string): string {
 }
 
 /** "vllm/Qwen/Qwen3-8B" -> "Qwen/Qwen3-8B": what the agent names (the gateway decides what goes upstream). */
-export function bareModel(model: string): string {
+function bareModel(model: string): string {
   const slash = model.indexOf("/");
   return slash > 0 ? model.slice(slash + 1) : model;
 }

@@ -5,7 +5,7 @@ import type { TrajectoryEvent } from "../types.js";
 import { type CliAgentDef, INSTRUCTION } from "./agent.js";
 import { capText, isoOf, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
 
-export const OPENCODE_VERSION = "1.18.33";
+const OPENCODE_VERSION = "1.18.33";
 const RG_FROM_CODEX = "0.171.0";
 const TRIPLES: Record<string, string> = {
   x64: "x86_64-unknown-linux-musl",
