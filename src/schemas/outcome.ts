@@ -1,4 +1,4 @@
-// One outcome table for the whole project (see DESIGN.md). Trainers read these names to tell
+// One outcome table for the whole project (docs/read-the-results.md shows it to users). Trainers read these names to tell
 // infrastructure failures (mask) from policy failures (data) from task failures (unscored).
 import { z } from "zod";
 
