@@ -76,8 +76,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     witness(trialName): ModelWitness {
       const trial = trials.named(trialName);
       if (!trial) throw new Error(`gateway: no trial named ${trialName}`);
-      const w = trial.witness;
-      return { ...w, last: w.last && { ...w.last }, endedBy: w.endedBy && { ...w.endedBy } };
+      const { last, consecutiveEndpointFailures, endedBy } = trial.verdicts;
+      return {
+        calls: trial.usage.calls,
+        failedCalls: trial.usage.failedCalls,
+        last: last && { ...last },
+        consecutiveEndpointFailures,
+        endedBy: endedBy && { ...endedBy },
+      };
     },
     async removeTrial(trialName) {
       await trials.remove(trialName)?.close();

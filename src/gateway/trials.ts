@@ -31,9 +31,8 @@ export class GatewayTrial {
     policyVersions: [],
     lastError: null,
   };
-  readonly witness: ModelWitness = {
-    calls: 0,
-    failedCalls: 0,
+  /** What the witness adds to the usage counts (calls and failed calls are the usage's). */
+  readonly verdicts: Omit<ModelWitness, "calls" | "failedCalls"> = {
     last: null,
     consecutiveEndpointFailures: 0,
     endedBy: null,
@@ -127,9 +126,7 @@ export class GatewayTrial {
    * configuration, end the rollout now rather than at the agent's time limit.
    */
   private judge(o: CallOutcome): void {
-    const w = this.witness;
-    w.calls = this.usage.calls;
-    w.failedCalls = this.usage.failedCalls;
+    const w = this.verdicts;
     if (o.fault === "agent") return;
     w.last = { fault: o.fault, status: o.status, message: o.error };
     w.consecutiveEndpointFailures = o.fault === "endpoint" ? w.consecutiveEndpointFailures + 1 : 0;
@@ -143,7 +140,7 @@ export class GatewayTrial {
   }
 
   private end(category: "provider_error" | "config_error", message: string): void {
-    this.witness.endedBy = { category, message };
+    this.verdicts.endedBy = { category, message };
     this.ended.abort(new Error(message));
   }
 }
