@@ -135,7 +135,7 @@ export class GatewayTrial {
       this.end("config_error", `${o.error}; ${configFix(o.status, this.endpointUrl)}`);
     } else if (o.fault === "endpoint" && w.consecutiveEndpointFailures >= this.failFastCalls) {
       const n = w.consecutiveEndpointFailures;
-      this.end("provider_error", `the policy endpoint failed ${n} call(s) in a row; the last: ${o.error}`);
+      this.end("provider_error", `${n} model call(s) in a row failed at the endpoint; the last: ${o.error}`);
     }
   }
 

@@ -96,7 +96,10 @@ describe("gateway: the witness of a rollout's calls", () => {
     assert.equal(t.ended.aborted, true);
     const w = gateway.witness("five-hundreds");
     assert.equal(w.endedBy?.category, "provider_error");
-    assert.match(w.endedBy?.message ?? "", /failed 3 call\(s\) in a row.*answered 500: scripted 500/);
+    assert.match(
+      w.endedBy?.message ?? "",
+      /3 model call\(s\) in a row failed at the endpoint; the last: .*answered 500: scripted 500/,
+    );
     assert.deepEqual([w.calls, w.failedCalls, w.consecutiveEndpointFailures], [3, 3, 3]);
     assert.equal(w.last?.fault, "endpoint");
     const recorded = await lines("five-hundreds");

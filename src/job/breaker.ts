@@ -41,7 +41,7 @@ export class RunBreaker {
         const where = this.endpoint ? ` at ${this.endpoint}` : "";
         this.trip(
           "endpoint_failing",
-          `the policy endpoint${where} failed ${this.streak} rollouts in a row; the last: ${result.error ?? "?"}`,
+          `the policy endpoint${where} failed ${this.streak} rollouts in a row (the last rollout: ${result.error ?? "?"})`,
         );
       }
       return;
