@@ -61,7 +61,7 @@ describe("checkTask", () => {
 
   it("passes a clean task and an executable bit is not required", async () => {
     const report = await checkTask(await writeTask(root, "clean", MINIMAL_SPLIT_TASK));
-    assert.deepEqual(report, { task: "clean", problems: [], warnings: [] });
+    assert.deepEqual(report, { task: "clean", problems: [], warnings: [], notes: [] });
   });
 
   it("reports the fixture tasks that are broken on purpose", async () => {
@@ -76,5 +76,41 @@ describe("checkTask", () => {
       assert.equal(problems.length, 1, `${name}: ${problems.join("\n")}`);
       assert.ok(problems[0]?.includes(fragment), `${name}: ${problems[0]}`);
     }
+  });
+
+  it("notes what a run does that the files alone do not say", async () => {
+    const dir = await writeTask(root, "intent", {
+      ...MINIMAL_SPLIT_TASK,
+      "task.toml": [
+        "[environment]",
+        'docker_image = "example/prebuilt:1"',
+        "[[environment.mcp_servers]]",
+        'name = "docs"',
+        'transport = "streamable-http"',
+        'url = "http://docs:8000/mcp"',
+        "[[steps]]",
+        'name = "one"',
+        "[[steps]]",
+        'name = "two"',
+        "",
+      ].join("\n"),
+      "environment/docker-compose.yaml":
+        "services:\n  main:\n    depends_on:\n      docs:\n        condition: service_healthy\n  docs:\n    build: ./docs\n",
+      "solution/solve.sh": null,
+    });
+    const { notes, problems } = await checkTask(dir);
+    const all = notes.join("\n");
+    assert.match(
+      all,
+      /docker-compose\.yaml: 2 service\(s\) \(main, docs\); the agent runs in "main", which waits for docs \(healthy\)/,
+    );
+    assert.match(all, /2 steps \(one, two\) in one sandbox/);
+    assert.match(all, /MCP servers docs \(streamable-http: http:\/\/docs:8000\/mcp\)/);
+    assert.match(all, /docker_image "example\/prebuilt:1" is set, so .*Dockerfile is not used/);
+    assert.match(all, /no solution \(solution\/solve\.sh\)/);
+    assert.ok(
+      problems.some((p) => p.includes("solve.sh: missing")),
+      problems.join("\n"),
+    );
   });
 });
