@@ -19,6 +19,7 @@ import { ensureWritableDir } from "./jobs-dir.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
+import { resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
 
 export interface EvaluationSettings {
   /** A task folder, or a folder of tasks. */
@@ -54,6 +55,8 @@ export interface EvaluationSettings {
   skillMode?: SkillMode;
   /** Agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's own. */
   skillsDir?: string | null;
+  /** Harbor's timeout multipliers: the task's limits scaled for this run. */
+  timeoutMultipliers?: TimeoutMultipliers;
 }
 
 export interface PlannedJob {
@@ -122,7 +125,8 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const tasksPath = path.resolve(s.tasks);
   const dirs = await discoverTasks(tasksPath, { include: s.include, exclude: s.exclude });
   // Every broken task is refused together, before anything runs or is written.
-  const loaded = await loadTasks(dirs);
+  const multipliers = resolveMultipliers(s.timeoutMultipliers);
+  const loaded = (await loadTasks(dirs)).map((t) => (multipliers ? scaleTimeouts(t, multipliers) : t));
   const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
@@ -158,6 +162,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     concurrency,
     trials,
     policy: policy?.record ?? null,
+    ...(multipliers ? { timeout_multipliers: multipliers } : {}),
     ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
     ...s.recordSettings,
   };
