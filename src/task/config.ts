@@ -1,5 +1,6 @@
 // Turns a parsed task.toml / task.md frontmatter into TaskConfig: aliases resolved, defaults filled,
 // and every wrong value reported with its field and the fix (collected, not thrown).
+import { readArtifacts } from "./artifacts.js";
 import { FieldReader } from "./config-reader.js";
 import { isTable } from "./keys.js";
 import type { TaskConfig } from "./types.js";
@@ -71,6 +72,7 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
       env: r.env(oracle.table.env, `${oracle.name}.env`),
       timeoutSec: r.seconds(oracle.table.timeout_sec, `${oracle.name}.timeout_sec`, null),
     },
+    artifacts: readArtifacts(r, raw.artifacts),
     metadata: isTable(raw.metadata) ? { ...raw.metadata } : r.metadata(raw.metadata),
   };
   return { config, problems: r.problems, warnings: r.warnings };

@@ -50,7 +50,6 @@ const isEmpty = (v: unknown) =>
 /** Known keys we accept but do not act on yet; the predicate says when the value changes nothing. */
 const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   reward: isEmpty,
-  artifacts: isEmpty,
   steps: isEmpty,
   multi_step_reward_strategy: isEmpty,
   multi_step_reward_mode: isEmpty,

@@ -1,6 +1,8 @@
 // What a loaded task looks like to the rest of the program. Both layouts (native task.md and the
 // Harbor split layout) load into this one shape; nothing downstream knows which layout it was.
 
+import type { ArtifactSpec } from "./artifacts.js";
+
 export type TaskLayout = "native" | "split";
 export type NetworkMode = "no-network" | "public" | "allowlist";
 
@@ -55,6 +57,8 @@ export interface TaskConfig {
     env: Record<string, string>;
     timeoutSec: number | null;
   };
+  /** Harbor's `artifacts`: sandbox paths kept in the rollout's artifacts/ after the agent. */
+  artifacts: ArtifactSpec[];
   /** Free-form metadata (difficulty, category, tags, ...). */
   metadata: Record<string, unknown>;
 }

@@ -9,6 +9,7 @@ import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { collectArtifacts } from "./artifacts.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { finishTrial, writeConfig } from "./record.js";
 import type { TrialPlan } from "./types.js";
@@ -46,6 +47,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
     await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
+    await collectArtifacts(state.sandbox as Sandbox, plan.task.config.artifacts, rolloutDir);
     if (shouldVerify(plan, state)) {
       await phase(state, "verifier", async () => {
         state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir);

@@ -41,6 +41,7 @@ export function defaultConfig(): TaskConfig {
       buildTimeoutSec: 300,
     },
     oracle: { env: {}, timeoutSec: null },
+    artifacts: [],
     metadata: {},
   };
 }

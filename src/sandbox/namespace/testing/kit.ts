@@ -47,6 +47,7 @@ export function makeTask(shape: TaskShape): Task {
         buildTimeoutSec: 600,
       },
       oracle: { env: {}, timeoutSec: null },
+      artifacts: [],
       metadata: {},
     },
     environmentDir: path.join(shape.dir, "environment"),

@@ -1,0 +1,74 @@
+// Harbor's `artifacts`: what the task names is copied out of the sandbox after the agent, with a
+// manifest that says what was found; a missing artifact is recorded, not a failure.
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { bench, rollouts, tempDir } from "./testing/bench.js";
+
+describe("task artifacts", () => {
+  let root: string;
+  let task: string;
+  before(async () => {
+    root = await tempDir("artifacts");
+    task = path.join(root, "keeps-output");
+    const files: Record<string, string> = {
+      "task.toml": [
+        'artifacts = ["/app/report.txt", { source = "/app/out", destination = "outputs", exclude = ["*.tmp"] }, "/app/never-written"]',
+        "[environment]",
+        "allow_internet = false",
+        "",
+      ].join("\n"),
+      "instruction.md": "Write a report.\n",
+      "environment/Dockerfile": "FROM debian:bookworm-slim\nWORKDIR /app\n",
+      "solution/solve.sh":
+        "#!/bin/bash\necho findings > /app/report.txt\nmkdir -p /app/out/sub\necho a > /app/out/sub/a.txt\necho junk > /app/out/sub/b.tmp\n",
+      "tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n",
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
+      await fs.writeFile(path.join(task, rel), text);
+    }
+  });
+  after(() => fs.rm(root, { recursive: true, force: true }));
+
+  it("copies each artifact into artifacts/ and lists them in manifest.json", async () => {
+    const jobs = path.join(root, "jobs");
+    const run = await bench([
+      "run",
+      task,
+      "-a",
+      "oracle",
+      "--sandbox",
+      "namespace",
+      "--jobs-dir",
+      jobs,
+      "-q",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const [rollout] = await rollouts(jobs);
+    assert.equal(rollout?.result?.rewards?.reward, 1);
+    const dir = path.join(rollout?.dir ?? "", "artifacts");
+    assert.equal(await fs.readFile(path.join(dir, "app/report.txt"), "utf8"), "findings\n");
+    assert.equal(await fs.readFile(path.join(dir, "outputs/sub/a.txt"), "utf8"), "a\n");
+    await assert.rejects(fs.stat(path.join(dir, "outputs/sub/b.tmp")), /ENOENT/);
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8"));
+    assert.deepEqual(
+      manifest.map((m: { source: string; status: string }) => [m.source, m.status]),
+      [
+        ["/app/report.txt", "collected"],
+        ["/app/out", "collected"],
+        ["/app/never-written", "missing"],
+      ],
+    );
+  });
+
+  it("refuses an artifact that is not an absolute path, naming the field", async () => {
+    const bad = path.join(root, "bad-artifact");
+    await fs.cp(task, bad, { recursive: true });
+    await fs.writeFile(path.join(bad, "task.toml"), 'artifacts = ["report.txt"]\n');
+    const check = await bench(["tasks", "check", bad]);
+    assert.equal(check.code, 1);
+    assert.match(check.stdout, /artifacts\[0\] needs an absolute source path inside the sandbox/);
+  });
+});
