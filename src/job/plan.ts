@@ -12,6 +12,7 @@ import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
 import { taskDigest } from "../task/digest.js";
 import { discoverTasks } from "../task/discover.js";
+import { composeFileOf } from "../task/intent.js";
 import { loadTasks } from "../task/load.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
@@ -130,7 +131,10 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
-  if (backend.kind === "namespace") warnings.push(...runStepWarnings(tasks));
+  if (backend.kind === "namespace") {
+    await refuseComposeTasks(tasks, reason);
+    warnings.push(...runStepWarnings(tasks));
+  }
   const jobsDir = path.resolve(s.jobsDir ?? "jobs");
   const agentDir = path.join(jobsDir, agent.name);
   const jobName = s.jobName ?? (await freshJobName(agentDir, trials));
@@ -188,6 +192,19 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
 export async function prepareJobsDir(plan: PlannedEvaluation): Promise<void> {
   await ensureWritableDir(plan.jobsDir);
   for (const job of plan.jobs) await ensureWritableDir(job.jobDir);
+}
+
+/** Sidecars need containers: a compose task cannot run in the namespace sandbox, so say so before anything runs. */
+async function refuseComposeTasks(tasks: JobTask[], reason: string): Promise<void> {
+  const found: string[] = [];
+  for (const { task } of tasks) {
+    const file = await composeFileOf(task.environmentDir);
+    if (file) found.push(`${task.name} (${path.basename(file)})`);
+  }
+  if (found.length === 0) return;
+  throw new UserInputError(
+    `${found.length} task(s) have several containers, which only --sandbox container runs: ${found.join(", ")}. The run picked the namespace sandbox (${reason}); start Docker or Podman (scripts/setup-podman.sh) and use --sandbox container, or leave these tasks out with --exclude`,
+  );
 }
 
 function runStepWarnings(tasks: JobTask[]): string[] {
