@@ -2,6 +2,7 @@
 // and every wrong value reported with its field and the fix (collected, not thrown).
 import { readArtifacts } from "./artifacts.js";
 import { FieldReader } from "./config-reader.js";
+import { readHealthcheck } from "./healthcheck.js";
 import { isTable } from "./keys.js";
 import type { TaskConfig } from "./types.js";
 
@@ -67,6 +68,7 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
         image !== undefined ? "image" : `${s}.docker_image`,
       ),
       buildTimeoutSec: r.seconds(sandbox.table.build_timeout_sec, `${s}.build_timeout_sec`, 600) ?? 600,
+      healthcheck: readHealthcheck(r, sandbox.table.healthcheck, `${s}.healthcheck`),
     },
     oracle: {
       env: r.env(oracle.table.env, `${oracle.name}.env`),

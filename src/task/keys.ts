@@ -78,7 +78,6 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   "sandbox.mcp_servers": isEmpty,
   "sandbox.tpu": (v) => isEmpty(v) || v === false,
   "sandbox.skills_dir": isEmpty,
-  "sandbox.healthcheck": isEmpty,
   "sandbox.setup_commands": isEmpty,
 };
 

@@ -2,6 +2,7 @@
 // Harbor split layout) load into this one shape; nothing downstream knows which layout it was.
 
 import type { ArtifactSpec } from "./artifacts.js";
+import type { TaskHealthcheck } from "./healthcheck.js";
 
 export type TaskLayout = "native" | "split";
 export type NetworkMode = "no-network" | "public" | "allowlist";
@@ -52,6 +53,8 @@ export interface TaskConfig {
     gpus: number;
     dockerImage: string | null;
     buildTimeoutSec: number;
+    /** Run after the sandbox starts, before the agent is set up; null when the task has none. */
+    healthcheck: TaskHealthcheck | null;
   };
   oracle: {
     env: Record<string, string>;

@@ -10,6 +10,7 @@ import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
+import { runTaskHealthcheck } from "./healthcheck.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { finishTrial, writeConfig } from "./record.js";
 import type { TrialPlan } from "./types.js";
@@ -43,7 +44,11 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   await writeConfig(plan, rolloutDir, startedAt);
   try {
     if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
-    await phase(state, "environment_setup", () => startSandbox(plan, state));
+    await phase(state, "environment_setup", async () => {
+      await startSandbox(plan, state);
+      const check = plan.task.config.sandbox.healthcheck;
+      if (check) await runTaskHealthcheck(state.sandbox as Sandbox, check, plan.task.name, plan.signal);
+    });
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
     await phase(state, "agent_execution", () => runAgent(plan, ctx, state));

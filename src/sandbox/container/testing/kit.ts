@@ -39,6 +39,7 @@ export function defaultConfig(): TaskConfig {
       gpus: 0,
       dockerImage: null,
       buildTimeoutSec: 300,
+      healthcheck: null,
     },
     oracle: { env: {}, timeoutSec: null },
     artifacts: [],

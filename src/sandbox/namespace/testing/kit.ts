@@ -45,6 +45,7 @@ export function makeTask(shape: TaskShape): Task {
         gpus: 0,
         dockerImage: null,
         buildTimeoutSec: 600,
+        healthcheck: null,
       },
       oracle: { env: {}, timeoutSec: null },
       artifacts: [],

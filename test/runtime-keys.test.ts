@@ -72,3 +72,81 @@ describe("task artifacts", () => {
     assert.match(check.stdout, /artifacts\[0\] needs an absolute source path inside the sandbox/);
   });
 });
+
+describe("[environment.healthcheck]", () => {
+  let root: string;
+  before(async () => {
+    root = await tempDir("healthcheck");
+  });
+  after(() => fs.rm(root, { recursive: true, force: true }));
+
+  async function writeTask(name: string, healthcheck: string): Promise<string> {
+    const task = path.join(root, name);
+    const files: Record<string, string> = {
+      "task.toml": `[environment]\nallow_internet = false\nhealthcheck = ${healthcheck}\n`,
+      "instruction.md": "Nothing to do.\n",
+      "environment/Dockerfile": "FROM debian:bookworm-slim\nWORKDIR /app\n",
+      "solution/solve.sh": "#!/bin/bash\ntrue\n",
+      // Scores 1 only when the healthcheck ran three times before the verifier.
+      "tests/test.sh":
+        '#!/bin/bash\nif [ "$(cat /app/probes 2>/dev/null)" = 3 ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
+      await fs.writeFile(path.join(task, rel), text);
+    }
+    return task;
+  }
+
+  it("runs before the agent until it passes, failures in a row counted", async () => {
+    const probe =
+      "n=$(cat /app/probes 2>/dev/null || echo 0); n=$((n+1)); echo $n > /app/probes; [ $n -ge 3 ]";
+    const task = await writeTask(
+      "becomes-healthy",
+      `{ command = ${JSON.stringify(probe)}, interval_sec = 0.05, retries = 5 }`,
+    );
+    const jobs = path.join(root, "jobs-ok");
+    const run = await bench([
+      "run",
+      task,
+      "-a",
+      "oracle",
+      "--sandbox",
+      "namespace",
+      "--jobs-dir",
+      jobs,
+      "-q",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const [rollout] = await rollouts(jobs);
+    assert.equal(rollout?.result?.rewards?.reward, 1, JSON.stringify(rollout?.result));
+  });
+
+  it("ends the rollout as sandbox_setup with the last output when it never passes", async () => {
+    const task = await writeTask(
+      "never-healthy",
+      '{ command = "echo db not ready; exit 1", interval_sec = 0.05, retries = 2 }',
+    );
+    const jobs = path.join(root, "jobs-bad");
+    const run = await bench([
+      "run",
+      task,
+      "-a",
+      "oracle",
+      "--sandbox",
+      "namespace",
+      "--jobs-dir",
+      jobs,
+      "-q",
+      "--retry-attempts",
+      "0",
+    ]);
+    const [rollout] = await rollouts(jobs);
+    assert.equal(rollout?.result?.error_category, "sandbox_setup", run.stderr);
+    assert.equal(rollout?.result?.rewards, null);
+    assert.match(
+      String(rollout?.result?.error),
+      /never became healthy.*failed 2 time\(s\) in a row.*db not ready/,
+    );
+  });
+});
