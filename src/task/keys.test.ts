@@ -135,7 +135,6 @@ name = "a"
       "verifier.judge",
       "environment.gpus",
       "environment.setup_commands",
-      "environment.healthcheck",
       "steps",
     ]);
   });

@@ -94,8 +94,10 @@ describe("loadTask", () => {
         gpus: 0,
         dockerImage: null,
         buildTimeoutSec: 600,
+        healthcheck: null,
       },
       oracle: { env: {}, timeoutSec: null },
+      artifacts: [],
       metadata: {},
     });
     assert.equal(environmentDir, path.join(dir, "environment"));
