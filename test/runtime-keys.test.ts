@@ -150,3 +150,83 @@ describe("[environment.healthcheck]", () => {
     );
   });
 });
+
+describe("setup_commands and prompt_prefix (upstream's keys)", () => {
+  let root: string;
+  before(async () => {
+    root = await tempDir("setup-commands");
+  });
+  after(() => fs.rm(root, { recursive: true, force: true }));
+
+  async function writeTask(name: string, toml: string): Promise<string> {
+    const task = path.join(root, name);
+    const files: Record<string, string> = {
+      "task.toml": toml,
+      "instruction.md": "Count the lines.\n",
+      "environment/Dockerfile": "FROM debian:bookworm-slim\nWORKDIR /app\n",
+      "solution/solve.sh": "#!/bin/bash\ntrue\n",
+      "tests/test.sh":
+        '#!/bin/bash\nif [ "$(cat /app/setup.log 2>/dev/null)" = "$(printf "one /app\\ntwo /tmp X")" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
+      await fs.writeFile(path.join(task, rel), text);
+    }
+    return task;
+  }
+
+  it("runs the setup commands in order, with their cwd and env, and prefixes the prompt", async () => {
+    const task = await writeTask(
+      "set-up",
+      [
+        "[agent]",
+        'prompt_prefix = "You are in a sandbox. "',
+        "[environment]",
+        "allow_internet = false",
+        'setup_commands = ["echo one $PWD >> /app/setup.log", { command = "echo two $PWD $V >> /app/setup.log", cwd = "/tmp", env = { V = "X" } }]',
+        "",
+      ].join("\n"),
+    );
+    const jobs = path.join(root, "jobs-ok");
+    const run = await bench([
+      "run",
+      task,
+      "-a",
+      "oracle",
+      "--sandbox",
+      "namespace",
+      "--jobs-dir",
+      jobs,
+      "-q",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const [rollout] = await rollouts(jobs);
+    assert.equal(rollout?.result?.rewards?.reward, 1, JSON.stringify(rollout?.result));
+    const prompts = await fs.readFile(path.join(rollout?.dir ?? "", "prompts.json"), "utf8");
+    assert.match(prompts, /You are in a sandbox\. Count the lines\./);
+  });
+
+  it("ends the rollout as sandbox_setup when a setup command fails", async () => {
+    const task = await writeTask(
+      "set-up-fails",
+      '[environment]\nallow_internet = false\nsetup_commands = ["echo mirror down >&2; exit 7"]\n',
+    );
+    const jobs = path.join(root, "jobs-bad");
+    await bench([
+      "run",
+      task,
+      "-a",
+      "oracle",
+      "--sandbox",
+      "namespace",
+      "--jobs-dir",
+      jobs,
+      "-q",
+      "--retry-attempts",
+      "0",
+    ]);
+    const [rollout] = await rollouts(jobs);
+    assert.equal(rollout?.result?.error_category, "sandbox_setup");
+    assert.match(String(rollout?.result?.error), /setup_commands\[0\] .* exited 7; last output: mirror down/);
+  });
+});

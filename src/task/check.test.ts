@@ -14,7 +14,7 @@ describe("checkTask", () => {
   it("lists every problem of a task at once", async () => {
     const dir = await writeTask(root, "broken", {
       "task.toml":
-        '[verifier]\ntimout_sec = 5\n[agent]\ntimeout_sec = "soon"\n[environment]\nsetup_commands = ["true"]\n',
+        '[verifier]\ntimout_sec = 5\n[agent]\ntimeout_sec = "soon"\n[environment]\ngpu_types = ["a100"]\n',
       "instruction.md": "\n",
       "tests/test.sh": "  \n",
       "solution/README.md": "no solve.sh here",
@@ -31,9 +31,7 @@ describe("checkTask", () => {
     ];
     assert.equal(report.problems.length, expected.length, report.problems.join("\n"));
     for (const [i, re] of expected.entries()) assert.match(report.problems[i] ?? "", re);
-    assert.ok(
-      report.warnings.some((w) => w.includes("environment.setup_commands is accepted but not acted on")),
-    );
+    assert.ok(report.warnings.some((w) => w.includes("environment.gpu_types is accepted but not acted on")));
   });
 
   it("reports a missing Dockerfile, a missing verifier and a malformed config together", async () => {

@@ -4,6 +4,7 @@ import { readArtifacts } from "./artifacts.js";
 import { FieldReader } from "./config-reader.js";
 import { readHealthcheck } from "./healthcheck.js";
 import { isTable } from "./keys.js";
+import { readSetupCommands } from "./setup-commands.js";
 import type { TaskConfig } from "./types.js";
 
 export interface ConfigResult {
@@ -47,6 +48,7 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
       timeoutSec: r.seconds(agent.timeout_sec, "agent.timeout_sec", null),
       user: r.user(agent.user, "agent.user"),
       networkMode: r.networkMode(agent.network_mode, "agent.network_mode"),
+      promptPrefix: r.text(agent.prompt_prefix, "agent.prompt_prefix"),
     },
     verifier: {
       timeoutSec: r.seconds(verifier.timeout_sec, "verifier.timeout_sec", 600) ?? 600,
@@ -69,6 +71,7 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
       ),
       buildTimeoutSec: r.seconds(sandbox.table.build_timeout_sec, `${s}.build_timeout_sec`, 600) ?? 600,
       healthcheck: readHealthcheck(r, sandbox.table.healthcheck, `${s}.healthcheck`),
+      setupCommands: readSetupCommands(r, sandbox.table.setup_commands, `${s}.setup_commands`),
     },
     oracle: {
       env: r.env(oracle.table.env, `${oracle.name}.env`),

@@ -130,13 +130,7 @@ name = "a"
 `);
     assert.deepEqual(refusals, []);
     const named = warnings.map((w) => /: (\S+) is accepted but not acted on/.exec(w)?.[1]);
-    assert.deepEqual(named, [
-      "verifier.pytest_plugins",
-      "verifier.judge",
-      "environment.gpus",
-      "environment.setup_commands",
-      "steps",
-    ]);
+    assert.deepEqual(named, ["verifier.pytest_plugins", "verifier.judge", "environment.gpus", "steps"]);
   });
 
   it("downgrades refusals to warnings under BENCHFLOW_TASK_TOML_ALLOW_UNKNOWN_KEYS=1", () => {

@@ -58,7 +58,6 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   user: isEmpty,
   profile: isEmpty,
   "agent.allowed_hosts": isEmpty,
-  "agent.prompt_prefix": isEmpty,
   "verifier.network_mode": isEmpty,
   "verifier.allowed_hosts": isEmpty,
   "verifier.sandbox_mode": (v) => isEmpty(v) || v === "shared",
@@ -78,7 +77,6 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   "sandbox.mcp_servers": isEmpty,
   "sandbox.tpu": (v) => isEmpty(v) || v === false,
   "sandbox.skills_dir": isEmpty,
-  "sandbox.setup_commands": isEmpty,
 };
 
 export function isTable(v: unknown): v is Record<string, unknown> {

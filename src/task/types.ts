@@ -3,6 +3,7 @@
 
 import type { ArtifactSpec } from "./artifacts.js";
 import type { TaskHealthcheck } from "./healthcheck.js";
+import type { SetupCommand } from "./setup-commands.js";
 
 export type TaskLayout = "native" | "split";
 export type NetworkMode = "no-network" | "public" | "allowlist";
@@ -34,6 +35,8 @@ export interface TaskConfig {
     timeoutSec: number | null;
     user: string | null;
     networkMode: NetworkMode | null;
+    /** Upstream's prompt_prefix: put before every prompt the agent gets. */
+    promptPrefix: string | null;
   };
   verifier: {
     timeoutSec: number;
@@ -55,6 +58,8 @@ export interface TaskConfig {
     buildTimeoutSec: number;
     /** Run after the sandbox starts, before the agent is set up; null when the task has none. */
     healthcheck: TaskHealthcheck | null;
+    /** Run after the healthcheck, before the agent is set up. */
+    setupCommands: SetupCommand[];
   };
   oracle: {
     env: Record<string, string>;
@@ -95,4 +100,9 @@ export interface Task {
 /** Where the task's files sit in the sandbox; the workspace is the task's workdir or /app. */
 export function workspaceOf(task: Task): string {
   return task.config.sandbox.workdir ?? task.dockerfile?.workdir ?? "/app";
+}
+
+/** The prompt the agent gets for an instruction: upstream's prompt_prefix first. */
+export function promptOf(task: Task, instruction: string = task.instruction): string {
+  return `${task.config.agent.promptPrefix ?? ""}${instruction}`;
 }

@@ -6,6 +6,7 @@ import { ACP_TRAJECTORY, CONFIG, PROMPTS, RESULT, TIMING, TRAJECTORY_DIR } from 
 import { type AgentErrorCategory, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
 import type { TrialResult, WrittenTiming, WrittenTrialResult } from "../schemas/result.js";
 import type { WrittenTrialConfig } from "../schemas/trial-config.js";
+import { promptOf } from "../task/types.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import type { RolloutState } from "./run.js";
 import type { TrialPlan } from "./types.js";
@@ -23,7 +24,7 @@ export async function finishTrial(
   await Promise.all([
     ...(state.sandboxDetails ? [writeConfig(plan, rolloutDir, startedAt, state.sandboxDetails)] : []),
     writeJsonAtomic(path.join(rolloutDir, TIMING), state.timing),
-    writeJsonAtomic(path.join(rolloutDir, PROMPTS), [plan.task.instruction]),
+    writeJsonAtomic(path.join(rolloutDir, PROMPTS), [promptOf(plan.task)]),
     writeFileAtomic(path.join(rolloutDir, ACP_TRAJECTORY), trajectory ? `${trajectory}\n` : ""),
   ]);
   await writeJsonAtomic(path.join(rolloutDir, RESULT), result, { durable: true });

@@ -8,10 +8,11 @@ import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
+import { promptOf } from "../task/types.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
-import { runTaskHealthcheck } from "./healthcheck.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
+import { readyEnvironment } from "./ready.js";
 import { finishTrial, writeConfig } from "./record.js";
 import type { TrialPlan } from "./types.js";
 
@@ -46,8 +47,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
     await phase(state, "environment_setup", async () => {
       await startSandbox(plan, state);
-      const check = plan.task.config.sandbox.healthcheck;
-      if (check) await runTaskHealthcheck(state.sandbox as Sandbox, check, plan.task.name, plan.signal);
+      await readyEnvironment(state.sandbox as Sandbox, plan.task, plan.signal);
     });
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
@@ -144,7 +144,7 @@ function agentContext(plan: TrialPlan, state: RolloutState, rolloutDir: string):
   return {
     task: plan.task,
     sandbox: state.sandbox as Sandbox,
-    instruction: plan.task.instruction,
+    instruction: promptOf(plan.task),
     timeoutSec: plan.task.config.agent.timeoutSec,
     signal: plan.signal,
     rolloutDir,
