@@ -2,6 +2,7 @@
 // and every wrong value reported with its field and the fix (collected, not thrown).
 import { FieldReader } from "./config-reader.js";
 import { isTable } from "./keys.js";
+import { readSteps } from "./steps-config.js";
 import type { TaskConfig } from "./types.js";
 
 export interface ConfigResult {
@@ -72,6 +73,9 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
       timeoutSec: r.seconds(oracle.table.timeout_sec, `${oracle.name}.timeout_sec`, null),
     },
     metadata: isTable(raw.metadata) ? { ...raw.metadata } : r.metadata(raw.metadata),
+    steps: [],
+    multiStepRewardStrategy: "mean",
   };
+  Object.assign(config, readSteps(r, raw, config));
   return { config, problems: r.problems, warnings: r.warnings };
 }

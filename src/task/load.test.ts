@@ -97,6 +97,8 @@ describe("loadTask", () => {
       },
       oracle: { env: {}, timeoutSec: null },
       metadata: {},
+      steps: [],
+      multiStepRewardStrategy: "mean",
     });
     assert.equal(environmentDir, path.join(dir, "environment"));
     assert.equal(dockerfile?.workdir, "/app");
