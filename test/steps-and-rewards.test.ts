@@ -86,3 +86,45 @@ describe(`multi-key rewards and multi-step tasks: container (${process.env.DOCKE
   it("multi-reward: oracle 1.0, nop 0.0", withEngine(checkMultiReward));
   it("three-steps: oracle 1.0 over three steps, nop 0.0 after one", withEngine(checkThreeSteps));
 });
+
+describe("multi-step failures stay unscored (namespace sandbox)", () => {
+  async function variant(name: string, edit: (dir: string) => Promise<void>) {
+    const dir = path.join(scratch(), "tasks", name);
+    await fs.cp(path.join(FIXTURES, "three-steps"), dir, { recursive: true });
+    await edit(dir);
+    const jobs = path.join(scratch(), `jobs-${name}`);
+    const run = await bench(["run", dir, "-a", "oracle", "--jobs-dir", jobs, "--sandbox", "namespace"]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const [r] = await rollouts(jobs);
+    return r?.result ?? {};
+  }
+
+  it("a step whose workdir/setup.sh fails ends the rollout as task_error, skipping its agent and verifier", async () => {
+    const r = await variant("setup-fails", (dir) =>
+      fs.writeFile(path.join(dir, "steps/two/workdir/setup.sh"), "echo no seed >&2\nexit 3\n"),
+    );
+    assert.equal(r.rewards, null);
+    assert.equal(r.error_category, "task_error");
+    assert.match(r.error, /step two: steps\/two\/workdir\/setup\.sh exited with 3: no seed/);
+    assert.deepEqual(
+      r.step_results.map((s: Record<string, unknown>) => [s.step_name, s.error_category, s.rewards]),
+      [
+        ["one", null, { reward: 1 }],
+        ["two", "task_error", null],
+      ],
+    );
+  });
+
+  it("a step whose verifier fails makes the rollout a verifier_failure, not a mean of the other steps", async () => {
+    const r = await variant("verifier-fails", (dir) =>
+      fs.writeFile(
+        path.join(dir, "steps/two/tests/test.sh"),
+        'echo \'{"reward": 1, "ok": true}\' > /logs/verifier/reward.json\n',
+      ),
+    );
+    assert.equal(r.rewards, null);
+    assert.equal(r.verifier_error_category, "verifier_failure");
+    assert.match(r.verifier_error, /step two: reward\.json key "ok" must be a finite number/);
+    assert.equal(r.step_results.length, 2);
+  });
+});
