@@ -58,6 +58,8 @@ describe("bench train on multi-step rollouts", () => {
       "loo",
       "--group-by",
       "task,agent,model",
+      "--manifest",
+      path.join(scratch(), `${mode}-manifest.json`),
     ]);
     assert.equal(run.code, 0, run.stderr);
     return lines(out);
@@ -76,6 +78,14 @@ describe("bench train on multi-step rollouts", () => {
     assert.ok(Math.abs(wrong.advantage + 1 / 3) < 1e-9);
     assert.ok(Math.abs(right.group.mean - 5 / 6) < 1e-9);
     for (const row of rows) assert.equal(row.step, undefined);
+    const manifest = JSON.parse(await fs.readFile(path.join(scratch(), "rollout-manifest.json"), "utf8"));
+    const members = manifest.training_signal.groups.flatMap(
+      (g: { members: { rewards?: Record<string, number> }[] }) => g.members,
+    );
+    assert.deepEqual(
+      members.map((m: { rewards?: Record<string, number> }) => m.rewards?.three).sort(),
+      [0, 1],
+    );
   });
 
   it("exchange mode: each row names the step its call was made in, in order", async () => {
