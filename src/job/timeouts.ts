@@ -48,5 +48,14 @@ export function scaleTimeouts(task: Task, m: Required<TimeoutMultipliers>): Task
       verifier: { ...config.verifier, timeoutSec: scale(config.verifier.timeoutSec, m.verifier) },
       sandbox: { ...config.sandbox, buildTimeoutSec: scale(config.sandbox.buildTimeoutSec, m.build) },
     },
+    ...(task.steps
+      ? {
+          steps: task.steps.map((step) => ({
+            ...step,
+            agentTimeoutSec: step.agentTimeoutSec == null ? null : scale(step.agentTimeoutSec, m.agent),
+            verifierTimeoutSec: scale(step.verifierTimeoutSec, m.verifier),
+          })),
+        }
+      : {}),
   };
 }

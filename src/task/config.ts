@@ -5,6 +5,7 @@ import { FieldReader } from "./config-reader.js";
 import { readHealthcheck } from "./healthcheck.js";
 import { isTable } from "./keys.js";
 import { readSetupCommands } from "./setup-commands.js";
+import { readSteps } from "./steps-config.js";
 import type { TaskConfig } from "./types.js";
 
 export interface ConfigResult {
@@ -79,6 +80,9 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
     },
     artifacts: readArtifacts(r, raw.artifacts),
     metadata: isTable(raw.metadata) ? { ...raw.metadata } : r.metadata(raw.metadata),
+    steps: [],
+    multiStepRewardStrategy: "mean",
   };
+  Object.assign(config, readSteps(r, raw, config));
   return { config, problems: r.problems, warnings: r.warnings };
 }

@@ -127,10 +127,16 @@ setup_commands = [{ command = "x" }]
 healthcheck = { command = "true" }
 [[steps]]
 name = "a"
+healthcheck = { command = "true" }
 `);
     assert.deepEqual(refusals, []);
     const named = warnings.map((w) => /: (\S+) is accepted but not acted on/.exec(w)?.[1]);
-    assert.deepEqual(named, ["verifier.pytest_plugins", "verifier.judge", "environment.gpus", "steps"]);
+    assert.deepEqual(named, [
+      "verifier.pytest_plugins",
+      "verifier.judge",
+      "environment.gpus",
+      "steps[0].healthcheck",
+    ]);
   });
 
   it("downgrades refusals to warnings under BENCHFLOW_TASK_TOML_ALLOW_UNKNOWN_KEYS=1", () => {

@@ -100,6 +100,8 @@ describe("loadTask", () => {
       oracle: { env: {}, timeoutSec: null },
       artifacts: [],
       metadata: {},
+      steps: [],
+      multiStepRewardStrategy: "mean",
     });
     assert.equal(environmentDir, path.join(dir, "environment"));
     assert.equal(dockerfile?.workdir, "/app");

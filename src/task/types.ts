@@ -69,6 +69,34 @@ export interface TaskConfig {
   artifacts: ArtifactSpec[];
   /** Free-form metadata (difficulty, category, tags, ...). */
   metadata: Record<string, unknown>;
+  /** `[[steps]]` of a multi-step task (Harbor layout), in order; empty or absent for a one-step task. */
+  steps?: StepConfig[];
+  /** `multi_step_reward_strategy`: how the steps' rewards make the rollout's (Harbor's default mean). */
+  multiStepRewardStrategy?: "mean" | "final";
+}
+
+/** One `[[steps]]` entry of task.toml, defaults applied as Harbor's code applies them. */
+export interface StepConfig {
+  name: string;
+  /** `[steps.agent].timeout_sec`, else `[agent].timeout_sec`. */
+  agentTimeoutSec: number | null;
+  /** `[steps.verifier].timeout_sec`, else 600 (Harbor's StepConfig default, not the task's value). */
+  verifierTimeoutSec: number;
+  /** `[verifier].env` overlaid by `[steps.verifier].env`. */
+  verifierEnv: Record<string, string>;
+  /** A number gates the step's `reward`; a table gates each key; a missing key counts as -inf. */
+  minReward: number | Record<string, number> | null;
+}
+
+/** A step with its files resolved: steps/<name>/{instruction.md, tests/, solution/, workdir/}. */
+export interface TaskStep extends StepConfig {
+  instruction: string;
+  /** Folders uploaded to the verifier mount in order: the shared tests/ (if any), then the step's. */
+  testsDirs: string[];
+  solutionDir: string | null;
+  solveScript: string | null;
+  /** steps/<name>/workdir/: its contents are uploaded into the workdir before the step. */
+  workdirDir: string | null;
 }
 
 export interface Task {
@@ -93,6 +121,8 @@ export interface Task {
   solutionMount: "/oracle" | "/solution";
   /** The entry script inside solutionDir, e.g. "solve.sh". */
   solveScript: string | null;
+  /** The steps of a multi-step task, files resolved; empty for a one-step task. */
+  steps?: TaskStep[];
   /** Things the loader accepted but wants the user to know (keys we do not act on yet, RUN steps, ...). */
   warnings: string[];
 }
