@@ -2,6 +2,7 @@
 // and every wrong value reported with its field and the fix (collected, not thrown).
 import { FieldReader } from "./config-reader.js";
 import { isTable } from "./keys.js";
+import { readMcpServers, readSkillsDir } from "./mcp-servers.js";
 import type { TaskConfig } from "./types.js";
 
 export interface ConfigResult {
@@ -66,6 +67,8 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
         image !== undefined ? "image" : `${s}.docker_image`,
       ),
       buildTimeoutSec: r.seconds(sandbox.table.build_timeout_sec, `${s}.build_timeout_sec`, 600) ?? 600,
+      skillsDir: readSkillsDir(r, sandbox.table.skills_dir, `${s}.skills_dir`),
+      mcpServers: readMcpServers(r, sandbox.table.mcp_servers, `${s}.mcp_servers`),
     },
     oracle: {
       env: r.env(oracle.table.env, `${oracle.name}.env`),

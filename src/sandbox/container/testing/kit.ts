@@ -39,6 +39,8 @@ export function defaultConfig(): TaskConfig {
       gpus: 0,
       dockerImage: null,
       buildTimeoutSec: 300,
+      skillsDir: null,
+      mcpServers: [],
     },
     oracle: { env: {}, timeoutSec: null },
     metadata: {},

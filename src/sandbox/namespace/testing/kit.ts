@@ -45,6 +45,8 @@ export function makeTask(shape: TaskShape): Task {
         gpus: 0,
         dockerImage: null,
         buildTimeoutSec: 600,
+        skillsDir: null,
+        mcpServers: [],
       },
       oracle: { env: {}, timeoutSec: null },
       metadata: {},
