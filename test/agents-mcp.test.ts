@@ -1,0 +1,137 @@
+// The task's MCP servers reach a real agent CLI through the config we wrote: on the scripted policy
+// the agent calls the lookup server's tool, the server logs the call, and the tool's answer (a secret
+// only the server knows) comes back to the model in the next request the gateway recorded. stdio in
+// the namespace sandbox and in a container; streamable HTTP from a server in the same container
+// (started before the agent, as a sidecar would be); a compose sidecar once compose is on main.
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { createClaudeCodeAgent, createOpencodeAgent } from "../src/agents/in-sandbox/index.js";
+import { registerAgent } from "../src/agents/registry.js";
+import type { Agent } from "../src/agents/types.js";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { type CliAgent, llmCalls, runAgent, scriptFor, shellCall } from "./testing/agents.js";
+import { FIXTURES, useScratch } from "./testing/bench.js";
+
+const SECRET = "MCP-SECRET-4b9d";
+const ANSWER = `The secret code is ${SECRET}`;
+const scratch = useScratch("agents-mcp");
+
+/** The lookup server's tool as each agent names it to the model. */
+const MCP_TOOL: Partial<Record<CliAgent, string>> = {
+  "claude-code": "mcp__lookup__lookup_code",
+  opencode: "lookup_lookup_code",
+};
+
+function lookupScript(agent: CliAgent) {
+  return scriptFor(agent, [
+    {
+      replies: [
+        {
+          content: "Asking the lookup server.",
+          tool_calls: [{ name: MCP_TOOL[agent] as string, arguments: {} }],
+        },
+        { tool_calls: [shellCall(agent, `echo ${SECRET} > /app/code.txt`)] },
+        { content: "Done." },
+      ],
+    },
+  ]);
+}
+
+/** What proves the agent reached the server through its config: the call logged, the answer in the next request. */
+async function assertCalledThroughConfig(agent: CliAgent, rolloutDir: string): Promise<void> {
+  const calls = await llmCalls(rolloutDir);
+  const bodies = calls.map((c) => JSON.stringify(c.request.body));
+  const offered = bodies.findIndex((b) => b.includes(MCP_TOOL[agent] as string));
+  assert.ok(offered >= 0, `${agent}: the MCP tool was offered to the model`);
+  const answered = bodies.findIndex((b) => b.includes(ANSWER));
+  assert.ok(answered > offered, `${agent}: the tool's answer came back to the model in a later request`);
+  const log = await fs.readFile(path.join(rolloutDir, "agent/mcp-lookup.log"), "utf8").catch(() => "");
+  assert.match(log, /tools\/call .*lookup_code/, `${agent}: the server logged the call`);
+}
+
+/** A copy of the lookup task whose server is reached at a URL instead of spawned over stdio. */
+async function httpTask(name: string, url: string): Promise<string> {
+  const dir = path.join(scratch(), name);
+  await fs.cp(path.join(FIXTURES, "mcp-lookup"), dir, { recursive: true });
+  // Our own static busybox (the host's), for httpd; never committed.
+  await fs.copyFile("/bin/busybox", path.join(dir, "environment/mcp/busybox"));
+  const toml = await fs.readFile(path.join(dir, "task.toml"), "utf8");
+  const server = `[[environment.mcp_servers]]\nname = "lookup"\ntransport = "streamable-http"\nurl = "${url}"\n`;
+  await fs.writeFile(
+    path.join(dir, "task.toml"),
+    toml.replace(/\[\[environment\.mcp_servers\]\][\s\S]*$/, server),
+  );
+  return dir;
+}
+
+/** The agent, with the task's HTTP server started in the sandbox first (a test step: compose sidecars come later). */
+function withHttpServer(make: () => Agent): () => Agent {
+  return () => {
+    const agent = make();
+    return {
+      ...agent,
+      async setup(ctx) {
+        await agent.setup?.(ctx);
+        const started = await ctx.sandbox.exec("sh /opt/mcp/serve-http.sh 127.0.0.1:8000", { user: "agent" });
+        assert.equal(started.exitCode, 0, `the MCP server started: ${started.stderr}`);
+      },
+    };
+  };
+}
+
+describe("agent CLIs: the task's stdio MCP server", () => {
+  for (const agent of ["claude-code", "opencode"] as const) {
+    it(`${agent} (namespace sandbox): calls lookup_code through the config we wrote`, async () => {
+      const { result, found } = await runAgent(lookupScript(agent), {
+        tasks: path.join(FIXTURES, "mcp-lookup"),
+        agent,
+        sandbox: "namespace",
+        jobsDir: path.join(scratch(), `stdio-ns-${agent}`),
+      });
+      const [r] = result.results;
+      assert.equal(r?.error, null, agent);
+      assert.equal(r?.rewards?.reward, 1);
+      await assertCalledThroughConfig(agent, found[0]?.dir ?? "");
+    });
+  }
+
+  it("claude-code (container): calls lookup_code through the config we wrote", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    const { result, found } = await runAgent(lookupScript("claude-code"), {
+      tasks: path.join(FIXTURES, "mcp-lookup"),
+      agent: "claude-code",
+      sandbox: "container",
+      jobsDir: path.join(scratch(), "stdio-ct"),
+    });
+    const [r] = result.results;
+    assert.equal(r?.error, null);
+    assert.equal(r?.rewards?.reward, 1);
+    await assertCalledThroughConfig("claude-code", found[0]?.dir ?? "");
+  });
+});
+
+describe("agent CLIs: the task's streamable-http MCP server", () => {
+  const agents = { "claude-code": createClaudeCodeAgent, opencode: createOpencodeAgent } as const;
+  for (const agent of ["claude-code", "opencode"] as const) {
+    it(`${agent} (container): reaches the server at its url and calls lookup_code`, async (t) => {
+      if (!(await engineOrSkip(t))) return;
+      const name = `${agent}-with-mcp-http`;
+      registerAgent(
+        name,
+        withHttpServer(() => agents[agent]()),
+      );
+      const { result, found } = await runAgent(lookupScript(agent), {
+        tasks: await httpTask(`http-${agent}`, "http://127.0.0.1:8000/cgi-bin/mcp"),
+        agent: name,
+        sandbox: "container",
+        jobsDir: path.join(scratch(), `http-${agent}`),
+      });
+      const [r] = result.results;
+      assert.equal(r?.error, null);
+      assert.equal(r?.rewards?.reward, 1);
+      await assertCalledThroughConfig(agent, found[0]?.dir ?? "");
+    });
+  }
+});
