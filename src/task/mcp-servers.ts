@@ -113,7 +113,7 @@ function readServer(r: FieldReader, e: Record<string, unknown>, at: string): Mcp
       if (e[key] !== undefined)
         r.problem(
           `${at}.${key}`,
-          `is set on a ${transport} server`,
+          `is set on a server with transport = ${transport}`,
           `drop ${key}, or write transport = "stdio"`,
         );
     }

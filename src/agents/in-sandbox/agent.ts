@@ -89,6 +89,7 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
   return {
     name: def.name,
     usesModel: true,
+    offersTaskTools: true,
     seesSolution: false,
     async prepareHost(req: HostPreparationRequest): Promise<HostPreparation> {
       const t0 = performance.now();
