@@ -7,20 +7,33 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { createClaudeCodeAgent, createOpencodeAgent } from "../src/agents/in-sandbox/index.js";
+import {
+  createClaudeCodeAgent,
+  createCodexAgent,
+  createOpencodeAgent,
+} from "../src/agents/in-sandbox/index.js";
 import { registerAgent } from "../src/agents/registry.js";
 import type { Agent } from "../src/agents/types.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
-import { type CliAgent, llmCalls, runAgent, scriptFor, shellCall } from "./testing/agents.js";
+import {
+  type AgentRun,
+  CLI_AGENTS,
+  type CliAgent,
+  llmCalls,
+  runAgent,
+  scriptFor,
+  shellCall,
+} from "./testing/agents.js";
 import { FIXTURES, useScratch } from "./testing/bench.js";
 
 const SECRET = "MCP-SECRET-4b9d";
 const ANSWER = `The secret code is ${SECRET}`;
 const scratch = useScratch("agents-mcp");
 
-/** The lookup server's tool as each agent names it to the model. */
-const MCP_TOOL: Partial<Record<CliAgent, string>> = {
+/** The lookup server's tool as each agent names it to the model (codex's namespace flattened by the gateway). */
+const MCP_TOOL: Record<CliAgent, string> = {
   "claude-code": "mcp__lookup__lookup_code",
+  codex: "mcp__lookup__lookup_code",
   opencode: "lookup_lookup_code",
 };
 
@@ -30,7 +43,7 @@ function lookupScript(agent: CliAgent) {
       replies: [
         {
           content: "Asking the lookup server.",
-          tool_calls: [{ name: MCP_TOOL[agent] as string, arguments: {} }],
+          tool_calls: [{ name: MCP_TOOL[agent], arguments: {} }],
         },
         { tool_calls: [shellCall(agent, `echo ${SECRET} > /app/code.txt`)] },
         { content: "Done." },
@@ -39,14 +52,24 @@ function lookupScript(agent: CliAgent) {
   ]);
 }
 
-/** What proves the agent reached the server through its config: the call logged, the answer in the next request. */
-async function assertCalledThroughConfig(agent: CliAgent, rolloutDir: string): Promise<void> {
-  const calls = await llmCalls(rolloutDir);
-  const bodies = calls.map((c) => JSON.stringify(c.request.body));
-  const offered = bodies.findIndex((b) => b.includes(MCP_TOOL[agent] as string));
-  assert.ok(offered >= 0, `${agent}: the MCP tool was offered to the model`);
-  const answered = bodies.findIndex((b) => b.includes(ANSWER));
-  assert.ok(answered > offered, `${agent}: the tool's answer came back to the model in a later request`);
+/**
+ * What proves the agent reached the server through its config: the model was offered the tool, the
+ * server logged the call, and the answer came back in a later request the gateway recorded.
+ */
+async function assertCalledThroughConfig(run: AgentRun, agent: CliAgent, logSeenBy?: string): Promise<void> {
+  const rolloutDir = run.found[0]?.dir ?? "";
+  const offered = run.requests.some((r) =>
+    (r.body?.tools ?? []).some((t: { function?: { name?: string } }) => t.function?.name === MCP_TOOL[agent]),
+  );
+  assert.ok(offered, `${agent}: the model was offered ${MCP_TOOL[agent]}`);
+  const bodies = (await llmCalls(rolloutDir)).map((c) => JSON.stringify(c.request.body));
+  assert.ok(bodies.length >= 2, `${agent}: more than one model call`);
+  assert.ok(!(bodies[0] ?? "").includes(ANSWER), `${agent}: the first request does not know the answer`);
+  assert.ok(
+    bodies.some((b) => b.includes(ANSWER)),
+    `${agent}: the tool's answer came back to the model in a later request`,
+  );
+  if (logSeenBy) return; // the server's log is read by the caller
   const log = await fs.readFile(path.join(rolloutDir, "agent/mcp-lookup.log"), "utf8").catch(() => "");
   assert.match(log, /tools\/call .*lookup_code/, `${agent}: the server logged the call`);
 }
@@ -82,39 +105,43 @@ function withHttpServer(make: () => Agent): () => Agent {
 }
 
 describe("agent CLIs: the task's stdio MCP server", () => {
-  for (const agent of ["claude-code", "opencode"] as const) {
+  for (const agent of CLI_AGENTS) {
     it(`${agent} (namespace sandbox): calls lookup_code through the config we wrote`, async () => {
-      const { result, found } = await runAgent(lookupScript(agent), {
+      const run = await runAgent(lookupScript(agent), {
         tasks: path.join(FIXTURES, "mcp-lookup"),
         agent,
         sandbox: "namespace",
         jobsDir: path.join(scratch(), `stdio-ns-${agent}`),
       });
-      const [r] = result.results;
+      const [r] = run.result.results;
       assert.equal(r?.error, null, agent);
       assert.equal(r?.rewards?.reward, 1);
-      await assertCalledThroughConfig(agent, found[0]?.dir ?? "");
+      await assertCalledThroughConfig(run, agent);
     });
   }
 
   it("claude-code (container): calls lookup_code through the config we wrote", async (t) => {
     if (!(await engineOrSkip(t))) return;
-    const { result, found } = await runAgent(lookupScript("claude-code"), {
+    const run = await runAgent(lookupScript("claude-code"), {
       tasks: path.join(FIXTURES, "mcp-lookup"),
       agent: "claude-code",
       sandbox: "container",
       jobsDir: path.join(scratch(), "stdio-ct"),
     });
-    const [r] = result.results;
+    const [r] = run.result.results;
     assert.equal(r?.error, null);
     assert.equal(r?.rewards?.reward, 1);
-    await assertCalledThroughConfig("claude-code", found[0]?.dir ?? "");
+    await assertCalledThroughConfig(run, "claude-code");
   });
 });
 
 describe("agent CLIs: the task's streamable-http MCP server", () => {
-  const agents = { "claude-code": createClaudeCodeAgent, opencode: createOpencodeAgent } as const;
-  for (const agent of ["claude-code", "opencode"] as const) {
+  const agents = {
+    "claude-code": createClaudeCodeAgent,
+    codex: createCodexAgent,
+    opencode: createOpencodeAgent,
+  } as const;
+  for (const agent of CLI_AGENTS) {
     it(`${agent} (container): reaches the server at its url and calls lookup_code`, async (t) => {
       if (!(await engineOrSkip(t))) return;
       const name = `${agent}-with-mcp-http`;
@@ -122,16 +149,16 @@ describe("agent CLIs: the task's streamable-http MCP server", () => {
         name,
         withHttpServer(() => agents[agent]()),
       );
-      const { result, found } = await runAgent(lookupScript(agent), {
+      const run = await runAgent(lookupScript(agent), {
         tasks: await httpTask(`http-${agent}`, "http://127.0.0.1:8000/cgi-bin/mcp"),
         agent: name,
         sandbox: "container",
         jobsDir: path.join(scratch(), `http-${agent}`),
       });
-      const [r] = result.results;
+      const [r] = run.result.results;
       assert.equal(r?.error, null);
       assert.equal(r?.rewards?.reward, 1);
-      await assertCalledThroughConfig(agent, found[0]?.dir ?? "");
+      await assertCalledThroughConfig(run, agent);
     });
   }
 });
@@ -152,22 +179,18 @@ describe("agent CLIs: an MCP server as a compose sidecar", () => {
     skip: "needs compose (branch i11-compose)",
   }, async (t) => {
     if (!(await engineOrSkip(t))) return;
-    const { result, found } = await runAgent(lookupScript("claude-code"), {
+    const run = await runAgent(lookupScript("claude-code"), {
       tasks: await sidecarTask(),
       agent: "claude-code",
       sandbox: "container",
       jobsDir: path.join(scratch(), "sidecar"),
     });
-    const [r] = result.results;
+    const [r] = run.result.results;
     assert.equal(r?.error, null);
     // The verifier scores 1 only when the sidecar's own log (served at /calls.log) shows the call.
     assert.equal(r?.rewards?.reward, 1);
-    const dir = found[0]?.dir ?? "";
-    const bodies = (await llmCalls(dir)).map((c) => JSON.stringify(c.request.body));
-    assert.ok(
-      bodies.some((b) => b.includes(ANSWER)),
-      "the sidecar's answer came back to the model",
-    );
+    await assertCalledThroughConfig(run, "claude-code", "the verifier's fetch of the sidecar's log");
+    const dir = run.found[0]?.dir ?? "";
     const verifierOut = await fs.readFile(path.join(dir, "verifier/test-stdout.txt"), "utf8");
     assert.match(verifierOut, /sidecar log: [\s\S]*tools\/call .*lookup_code/);
   });
