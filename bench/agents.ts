@@ -49,7 +49,13 @@ async function directStart(
   const { apiKey } = gateway.addTrial("direct", {
     trajectoryFile: path.join(scratch, `${path.basename(home)}.jsonl`),
   });
-  const info = { gatewayOrigin: gateway.url, model: "scripted", keyEnv: "BENCHFLOW_API_KEY", workdir: work };
+  const info = {
+    gatewayOrigin: gateway.url,
+    model: "scripted",
+    keyEnv: "BENCHFLOW_API_KEY",
+    workdir: work,
+    mcpServers: [],
+  };
   for (const f of def.configFiles(info)) {
     await fs.mkdir(path.dirname(path.join(home, f.path)), { recursive: true });
     await fs.writeFile(path.join(home, f.path), f.content);

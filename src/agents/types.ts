@@ -85,6 +85,8 @@ export interface Agent {
   readonly name: string;
   /** Whether rollouts of this agent call a model (oracle and nop never do). */
   readonly usesModel: boolean;
+  /** Whether the agent gives the policy the task's MCP servers and skills_dir (the in-sandbox CLIs do). */
+  readonly offersTaskTools?: boolean;
   /** Whether the task's solution is made visible to this agent (only the oracle's). */
   readonly seesSolution: boolean;
   /** Host work before the sandbox is made (install a bundle once): failures here are `agent_setup`. */

@@ -167,4 +167,20 @@ describe("tool definitions", () => {
     assert.deepEqual(responsesToolDefs(tools, style(false)), ['f:{"b":2}', 'apply_patch:{"one":"input"}']);
     assert.equal(responsesToolDefs(tools, style(true)).length, 3);
   });
+
+  it("Responses: a namespace's tools (Codex's MCP servers) become flat functions, and their calls too", () => {
+    const tools = [
+      {
+        type: "namespace",
+        name: "mcp__lookup",
+        tools: [{ type: "function", name: "lookup_code", parameters: { c: 3 } }],
+      },
+    ];
+    assert.deepEqual(responsesToolDefs(tools, style(false)), ['mcp__lookup__lookup_code:{"c":3}']);
+    const turns = responsesTurns(
+      [{ type: "function_call", call_id: "m", namespace: "mcp__lookup", name: "lookup_code" }],
+      responses({}),
+    );
+    assert.deepEqual(turns[0]?.tool_calls, [{ id: "m", name: "mcp__lookup__lookup_code" }]);
+  });
 });

@@ -5,5 +5,11 @@
 // kept or dropped, ids, parts, which tools are kept and how a definition is written).
 export { type AnthropicStyle, anthropicAssistant, anthropicTurns } from "./anthropic.js";
 export { type ResponsesStyle, responsesTurns } from "./responses.js";
-export { anthropicToolDefs, responsesToolDefs, type ToolFields, type ToolStyle } from "./tools.js";
+export {
+  anthropicToolDefs,
+  namespacedName,
+  responsesToolDefs,
+  type ToolFields,
+  type ToolStyle,
+} from "./tools.js";
 export { isObj, type Obj, type Turn } from "./turn.js";

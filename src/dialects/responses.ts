@@ -2,6 +2,7 @@
 // upstream as chat) and by train (recorded requests and responses as rows). Messages stay messages;
 // a function_call or custom_tool_call joins the assistant turn just before it (consecutive calls make
 // one turn); each *_output item is a tool message. What differs is the style below.
+import { namespacedName } from "./tools.js";
 import { isObj, type Obj, type Turn } from "./turn.js";
 
 export interface ResponsesStyle<Content, Call> {
@@ -66,7 +67,12 @@ export function responsesTurns<Content, Call>(
       out.push(turn);
     } else if (CALLS.includes(String(type))) {
       const turn = assistantTurn();
-      turn.tool_calls = [...(turn.tool_calls ?? []), style.toolCall(item, i)];
+      // A call to a namespaced tool names it as the request's tool list does (flat).
+      const call =
+        typeof item.namespace === "string" && item.namespace !== ""
+          ? { ...item, name: namespacedName(item.namespace, String(item.name ?? "")) }
+          : item;
+      turn.tool_calls = [...(turn.tool_calls ?? []), style.toolCall(call, i)];
     } else if (OUTPUTS.includes(String(type))) {
       out.push({
         role: "tool",

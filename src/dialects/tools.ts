@@ -44,9 +44,29 @@ export function anthropicToolDefs<Def>(tools: unknown, style: ToolStyle<Def>): D
   );
 }
 
-/** Responses: function tools, custom (freeform) tools, and built-ins (web_search, ...). */
+/**
+ * A tool inside a Responses `namespace` tool (Codex puts each MCP server's tools in one, e.g.
+ * mcp__lookup) as one flat function name: mcp__lookup__lookup_code, as Claude Code names MCP tools.
+ */
+export function namespacedName(namespace: string, name: string): string {
+  return `${namespace}__${name}`;
+}
+
+/** The tools of every `namespace` tool, each under its flat name. */
+function flattenNamespaces(tools: unknown): unknown {
+  if (!Array.isArray(tools)) return tools;
+  return tools.flatMap((t) =>
+    isObj(t) && t.type === "namespace" && typeof t.name === "string" && Array.isArray(t.tools)
+      ? t.tools
+          .filter(isObj)
+          .map((inner) => ({ ...inner, name: namespacedName(t.name as string, String(inner.name)) }))
+      : [t],
+  );
+}
+
+/** Responses: function tools, custom (freeform) tools, namespaces of them, and built-ins (web_search, ...). */
 export function responsesToolDefs<Def>(tools: unknown, style: ToolStyle<Def>): Def[] {
-  return defs(tools, style, (t) => {
+  return defs(flattenNamespaces(tools), style, (t) => {
     const custom = t.type === "custom";
     if (!style.keepBuiltIn && t.type !== "function" && !custom) return null;
     const fn = style.nestedFunction && isObj(t.function) ? t.function : t;

@@ -4,6 +4,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillMode } from "../agents/in-sandbox/skills.js";
 import { resolveAgent } from "../agents/registry.js";
+import { unofferedTaskTools } from "../agents/task-tools.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
 import { PLAN } from "../jobs-dir/layout.js";
@@ -130,6 +131,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const loaded = (await loadTasks(dirs)).map((t) => (multipliers ? scaleTimeouts(t, multipliers) : t));
   const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
+  warnings.push(...tasks.flatMap(({ task }) => unofferedTaskTools(agent, task)));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
   if (backend.kind === "namespace") {
     await refuseComposeTasks(tasks, reason);

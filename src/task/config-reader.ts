@@ -285,7 +285,7 @@ function leaf(field: string): string {
   return field.slice(field.lastIndexOf(".") + 1);
 }
 
-function show(value: unknown): string {
+export function show(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(show).join(", ")}]`;
   if (isTable(value)) return "a table";

@@ -4,6 +4,7 @@ import { readArtifacts } from "./artifacts.js";
 import { FieldReader } from "./config-reader.js";
 import { readHealthcheck } from "./healthcheck.js";
 import { isTable } from "./keys.js";
+import { readMcpServers, readSkillsDir } from "./mcp-servers.js";
 import { readSetupCommands } from "./setup-commands.js";
 import { readSteps } from "./steps-config.js";
 import type { TaskConfig } from "./types.js";
@@ -73,6 +74,8 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
       buildTimeoutSec: r.seconds(sandbox.table.build_timeout_sec, `${s}.build_timeout_sec`, 600) ?? 600,
       healthcheck: readHealthcheck(r, sandbox.table.healthcheck, `${s}.healthcheck`),
       setupCommands: readSetupCommands(r, sandbox.table.setup_commands, `${s}.setup_commands`),
+      skillsDir: readSkillsDir(r, sandbox.table.skills_dir, `${s}.skills_dir`),
+      mcpServers: readMcpServers(r, sandbox.table.mcp_servers, `${s}.mcp_servers`),
     },
     oracle: {
       env: r.env(oracle.table.env, `${oracle.name}.env`),

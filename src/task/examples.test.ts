@@ -70,8 +70,8 @@ describe("example tasks", () => {
 
 describe("fixture tasks", () => {
   it("load with short timeouts, except the ones broken on purpose", async () => {
-    // skill-* fixtures drive real agent CLIs, which need more than a few seconds.
-    const dirs = await discoverTasks(FIXTURES, { exclude: [...BROKEN_FIXTURES, "skill-*"] });
+    // skill-* and mcp-* fixtures drive real agent CLIs, which need more than a few seconds.
+    const dirs = await discoverTasks(FIXTURES, { exclude: [...BROKEN_FIXTURES, "skill-*", "mcp-*"] });
     assert.equal(dirs.length, 13);
     for (const dir of dirs) {
       const task = await loadTask(dir);

@@ -72,8 +72,24 @@ transport = "streamable-http"
 url = "http://mcp:8000/mcp"
 `);
     assert.deepEqual(report.refusals, []);
+    assert.deepEqual(report.warnings, []);
+  });
+
+  it("checks each MCP server entry's keys: upstream's tool filters warn, a typo is refused", () => {
+    const report = check(`
+[[environment.mcp_servers]]
+name = "a"
+url = "http://a:8000/mcp"
+tools = ["x"]
+[[environment.mcp_servers]]
+name = "b"
+comand = "b-server"
+`);
     assert.deepEqual(report.warnings, [
-      "t/task.toml: environment.mcp_servers is accepted but not acted on yet; the task runs without it",
+      "t/task.toml: environment.mcp_servers[0].tools is accepted but not acted on yet; the task runs without it",
+    ]);
+    assert.deepEqual(report.refusals, [
+      "t/task.toml: unknown key environment.mcp_servers[1].comand; did you mean command? Fix the spelling or remove it",
     ]);
   });
 

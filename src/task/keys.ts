@@ -23,6 +23,10 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
   // memory and storage are Harbor's deprecated size strings ("2G", "512M").
   sandbox: keys(`network_mode allowed_hosts build_timeout_sec docker_image os cpus memory_mb storage_mb gpus
     gpu_types mcp_servers env tpu skills_dir healthcheck workdir setup_commands allow_internet memory storage`),
+  // Harbor's fields, then upstream's cwd, env, headers and its tool filters.
+  "sandbox.mcp_servers[]": keys(
+    "name transport url command args cwd env headers tools include_tags exclude_tags",
+  ),
   "sandbox.healthcheck": keys("command interval_sec timeout_sec start_period_sec start_interval_sec retries"),
   oracle: keys("env timeout_sec"),
   "steps[]": keys("name instruction agent verifier healthcheck min_reward artifacts setup_commands"),
@@ -34,7 +38,7 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
 /** Sections where an unknown key is refused outright; elsewhere only a likely typo is. */
 const CLOSED = new Set(
   keys(`agent verifier verifier.judge verifier.memory verifier.hardening sandbox sandbox.healthcheck steps[]
-    steps[].agent steps[].verifier steps[].healthcheck`),
+    steps[].agent steps[].verifier steps[].healthcheck sandbox.mcp_servers[]`),
 );
 
 /** Legacy spellings of a section, checked under the canonical one. */
@@ -71,9 +75,10 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   "sandbox.os": (v) => isEmpty(v) || v === "linux",
   "sandbox.gpus": (v) => isEmpty(v) || v === 0,
   "sandbox.gpu_types": isEmpty,
-  "sandbox.mcp_servers": isEmpty,
+  "sandbox.mcp_servers[].tools": isEmpty,
+  "sandbox.mcp_servers[].include_tags": isEmpty,
+  "sandbox.mcp_servers[].exclude_tags": isEmpty,
   "sandbox.tpu": (v) => isEmpty(v) || v === false,
-  "sandbox.skills_dir": isEmpty,
   "steps[].instruction": isEmpty,
   "steps[].healthcheck": isEmpty,
   "steps[].artifacts": isEmpty,

@@ -96,6 +96,8 @@ describe("loadTask", () => {
         buildTimeoutSec: 600,
         healthcheck: null,
         setupCommands: [],
+        skillsDir: null,
+        mcpServers: [],
       },
       oracle: { env: {}, timeoutSec: null },
       artifacts: [],
@@ -236,6 +238,104 @@ describe("loadTask", () => {
     );
     const widened = await loadTask(await bad("type-widen", "[verifier]\nreward_range = [-1, 2]\n"));
     assert.deepEqual(widened.config.verifier.rewardRange, [-1, 2]);
+  });
+
+  it("reads skills_dir and mcp_servers (http as streamable-http, sse by default)", async () => {
+    const dir = await writeTask(root, "mcp-ok", {
+      ...MINIMAL_SPLIT_TASK,
+      "task.toml": `[environment]
+skills_dir = "/skills"
+[[environment.mcp_servers]]
+name = "side"
+url = "http://mcp-server:8000/sse"
+[[environment.mcp_servers]]
+name = "api"
+transport = "http"
+url = "https://api.example.com/mcp"
+headers = { Authorization = "Bearer x" }
+[[environment.mcp_servers]]
+name = "local"
+transport = "stdio"
+command = "python3"
+args = ["-m", "srv"]
+cwd = "/app"
+env = { LEVEL = 2 }
+`,
+    });
+    const { config } = await loadTask(dir);
+    assert.equal(config.sandbox.skillsDir, "/skills");
+    const none = { url: null, command: null, args: [], cwd: null, env: {}, headers: {} };
+    assert.deepEqual(config.sandbox.mcpServers, [
+      { ...none, name: "side", transport: "sse", url: "http://mcp-server:8000/sse" },
+      {
+        ...none,
+        name: "api",
+        transport: "streamable-http",
+        url: "https://api.example.com/mcp",
+        headers: { Authorization: "Bearer x" },
+      },
+      {
+        ...none,
+        name: "local",
+        transport: "stdio",
+        command: "python3",
+        args: ["-m", "srv"],
+        cwd: "/app",
+        env: { LEVEL: "2" },
+      },
+    ]);
+  });
+
+  it("refuses wrong skills_dir and mcp_servers entries with the field and the fix", async () => {
+    const bad = async (name: string, toml: string) =>
+      writeTask(root, name, { ...MINIMAL_SPLIT_TASK, "task.toml": toml });
+    const server = (body: string) => `[[environment.mcp_servers]]\n${body}\n`;
+    await refuses(
+      await bad("skills-rel", '[environment]\nskills_dir = "skills"\n'),
+      'environment.skills_dir must be an absolute path inside the sandbox (got "skills")',
+      "COPY skills/ /skills/",
+    );
+    await refuses(
+      await bad("mcp-table", '[environment.mcp_servers]\nname = "x"\n'),
+      "environment.mcp_servers must be a list of tables",
+      "[[environment.mcp_servers]]",
+    );
+    await refuses(
+      await bad("mcp-noname", server('url = "http://x/mcp"')),
+      "environment.mcp_servers[0].name is missing",
+    );
+    await refuses(
+      await bad("mcp-badname", server('name = "my server"\nurl = "http://x/mcp"')),
+      "environment.mcp_servers[0].name may hold only letters, digits, _ and -",
+    );
+    await refuses(
+      await bad("mcp-transport", server('name = "x"\ntransport = "websocket"\nurl = "ws://x"')),
+      'environment.mcp_servers[0].transport must be one of sse, streamable-http (or http), stdio (got "websocket")',
+    );
+    await refuses(
+      await bad("mcp-nourl", server('name = "x"\ntransport = "streamable-http"')),
+      "environment.mcp_servers[0].url is missing (transport = streamable-http)",
+    );
+    await refuses(
+      await bad("mcp-badurl", server('name = "x"\nurl = "mcp-server:8000"')),
+      "environment.mcp_servers[0].url must be an http:// or https:// URL",
+    );
+    await refuses(
+      await bad("mcp-nocmd", server('name = "x"\ntransport = "stdio"\nargs = ["a"]')),
+      "environment.mcp_servers[0].command is missing (transport = stdio)",
+    );
+    await refuses(
+      await bad("mcp-mixed", server('name = "x"\nurl = "http://x/mcp"\ncommand = "srv"')),
+      "environment.mcp_servers[0].command is set on a server with transport = sse",
+      'write transport = "stdio"',
+    );
+    await refuses(
+      await bad(
+        "mcp-dup",
+        server('name = "x"\nurl = "http://x/mcp"') + server('name = "x"\nurl = "http://y/mcp"'),
+      ),
+      'environment.mcp_servers[1].name "x" is used twice',
+    );
   });
 
   it("counts every problem in its message, not only the first", async () => {

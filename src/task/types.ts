@@ -30,6 +30,23 @@ export interface DockerfileSpec {
   runSteps: string[];
 }
 
+/** How an agent reaches an MCP server (Harbor's names; `http` in task.toml is read as streamable-http). */
+export type McpTransport = "sse" | "streamable-http" | "stdio";
+
+/** One `[[environment.mcp_servers]]` entry: a command the agent spawns in the sandbox, or a URL it reaches from there. */
+export interface McpServer {
+  name: string;
+  transport: McpTransport;
+  /** sse and streamable-http: the server's URL as seen from inside the sandbox. */
+  url: string | null;
+  /** stdio: the command and its arguments, run inside the sandbox as the agent user. */
+  command: string | null;
+  args: string[];
+  cwd: string | null;
+  env: Record<string, string>;
+  headers: Record<string, string>;
+}
+
 export interface TaskConfig {
   agent: {
     timeoutSec: number | null;
@@ -60,6 +77,9 @@ export interface TaskConfig {
     healthcheck: TaskHealthcheck | null;
     /** Run after the healthcheck, before the agent is set up. */
     setupCommands: SetupCommand[];
+    /** A folder of skill folders inside the image (Harbor's skills_dir), placed for each agent. */
+    skillsDir: string | null;
+    mcpServers: McpServer[];
   };
   oracle: {
     env: Record<string, string>;

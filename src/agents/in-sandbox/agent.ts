@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CategorizedError, messageOf } from "../../errors.js";
+import type { McpServer } from "../../task/types.js";
 import type {
   Agent,
   AgentContext,
@@ -15,7 +16,7 @@ import type {
 import { type BundleSpec, ensureBundle } from "./bundle.js";
 import type { ParsedRun } from "./events.js";
 import { imageFallbackFor } from "./image-install.js";
-import { INSTRUCTION, type LaunchPlan, launchScript, SETUP_FAILED } from "./launch.js";
+import { INSTRUCTION, type LaunchPlan, launchScript, SETUP_FAILED, TASK_FAILED } from "./launch.js";
 import { gatewayRecordOf } from "./model-calls.js";
 import { NODE_MOUNT, RELAY_MOUNT, RELAY_SOCKET, startSocketRelay } from "./relay.js";
 import { type SkillOptions, skillsFor } from "./skills.js";
@@ -31,6 +32,8 @@ export interface LaunchInfo {
   /** Name of the environment variable that holds the trial's credential. */
   keyEnv: string;
   workdir: string;
+  /** The task's MCP servers, written into the agent's own MCP config. */
+  mcpServers: McpServer[];
 }
 
 export interface CliAgentDef {
@@ -86,6 +89,7 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
   return {
     name: def.name,
     usesModel: true,
+    offersTaskTools: true,
     seesSolution: false,
     async prepareHost(req: HostPreparationRequest): Promise<HostPreparation> {
       const t0 = performance.now();
@@ -163,6 +167,7 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
         model: bareModel(access.model),
         keyEnv: KEY_ENV,
         workdir: ctx.sandbox.workdir,
+        mcpServers: ctx.task.config.sandbox.mcpServers,
       };
       const plan: LaunchPlan = {
         binary: state.binary,
@@ -171,6 +176,8 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
         args: [...def.args(info), ...(opts.extraArgs ?? [])],
         configFiles: def.configFiles(info),
         stagedSkills: state.stagedSkills,
+        // no-skill is the A/B control: the task's own skills stay out too.
+        taskSkillsDir: opts.mode === "no-skill" ? null : ctx.task.config.sandbox.skillsDir,
         skillsHome: def.skillsHome,
         gateway: { host: url.hostname, port: Number(url.port || 80) },
         // An override is used as given (tests point it at an address nothing answers).
@@ -206,9 +213,12 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
       };
       if (result.timedOut || result.aborted) return out;
       const tail = (stderr || result.stderr).trim().split("\n").slice(-8).join("\n");
-      if (result.exitCode === SETUP_FAILED && /benchflow: /.test(result.stderr)) {
+      if (
+        (result.exitCode === SETUP_FAILED || result.exitCode === TASK_FAILED) &&
+        /benchflow: /.test(result.stderr)
+      ) {
         throw new CategorizedError(
-          "agent_setup",
+          result.exitCode === TASK_FAILED ? "task_error" : "agent_setup",
           `${def.name}: ${result.stderr.trim().split("benchflow: ").pop()}`,
         );
       }

@@ -3,6 +3,7 @@
 import type { TrajectoryEvent } from "../types.js";
 import { type CliAgentDef, INSTRUCTION } from "./agent.js";
 import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
+import { claudeMcpServers } from "./mcp.js";
 
 const CLAUDE_CODE_VERSION = "2.1.197";
 
@@ -18,7 +19,16 @@ export const claudeCodeDef: CliAgentDef = {
   glibc: true,
   muslBinary: async () => `node_modules/@anthropic-ai/claude-code-linux-${process.arch}-musl/claude`,
   skillsHome: ".claude/skills",
-  configFiles: () => [],
+  // User scope: read in -p mode with no trust prompt (a project's .mcp.json would need approval).
+  configFiles: (l) =>
+    l.mcpServers.length === 0
+      ? []
+      : [
+          {
+            path: ".claude.json",
+            content: JSON.stringify({ mcpServers: claudeMcpServers(l.mcpServers) }, null, 2),
+          },
+        ],
   env: (l, apiKey) => ({
     ANTHROPIC_BASE_URL: l.gatewayOrigin,
     ANTHROPIC_API_KEY: apiKey,

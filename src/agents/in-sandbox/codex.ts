@@ -3,6 +3,7 @@
 import type { TrajectoryEvent } from "../types.js";
 import { type CliAgentDef, INSTRUCTION } from "./agent.js";
 import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
+import { codexMcpToml } from "./mcp.js";
 
 const CODEX_VERSION = "0.171.0";
 
@@ -40,6 +41,7 @@ export const codexDef: CliAgentDef = {
         `base_url = ${toml(`${l.gatewayOrigin}/v1`)}`,
         `env_key = ${toml(l.keyEnv)}`,
         `wire_api = "responses"`,
+        ...codexMcpToml(l.mcpServers),
       ].join("\n"),
     },
   ],

@@ -8,7 +8,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { INSTRUCTION, type LaunchPlan, launchScript, SETUP_FAILED } from "./launch.js";
+import { INSTRUCTION, type LaunchPlan, launchScript, SETUP_FAILED, TASK_FAILED } from "./launch.js";
 import { startSocketRelay } from "./relay.js";
 
 let root: string;
@@ -41,6 +41,7 @@ function plan(over: Partial<LaunchPlan> & { binary: string }): LaunchPlan {
     args: [],
     configFiles: [],
     stagedSkills: null,
+    taskSkillsDir: null,
     skillsHome: ".agent/skills",
     gateway: { host: "127.0.0.1", port },
     relay: null,
@@ -103,6 +104,41 @@ describe("launch script", () => {
       await fs.readFile(path.join(root, "logs/err.txt"), "utf8"),
       `path=${path.join(root, "bin")}\n`,
     );
+  });
+
+  it("copies the task's skills_dir into the agent's skills folder; a staged skill of the same name wins", async () => {
+    const home = path.join(root, "home-skills");
+    const taskDir = path.join(root, "image-skills");
+    const staged = path.join(root, "staged-skills");
+    for (const [dir, name, text] of [
+      [taskDir, "greeting", "task greeting\n"],
+      [taskDir, "farewell", "task farewell\n"],
+      [staged, "greeting", "run greeting\n"],
+    ] as const) {
+      await fs.mkdir(path.join(dir, name), { recursive: true });
+      await fs.writeFile(path.join(dir, name, "SKILL.md"), text);
+    }
+    await fs.mkdir(path.join(root, "logs"), { recursive: true });
+    const bin = await fakeAgent(path.join(root, "a-skills"), "exit 0");
+    const script = launchScript(plan({ binary: bin, taskSkillsDir: taskDir, stagedSkills: staged }));
+    const res = await run(script, { HOME: home, BF_INSTRUCTION: "x" });
+    assert.equal(res.code, 0, res.stderr);
+    const read = (name: string) => fs.readFile(path.join(home, ".agent/skills", name, "SKILL.md"), "utf8");
+    assert.equal(await read("farewell"), "task farewell\n");
+    assert.equal(await read("greeting"), "run greeting\n");
+  });
+
+  it("fails with TASK_FAILED, naming the fix, when the task's skills_dir is not in the sandbox", async () => {
+    const marker = path.join(root, "started-skills");
+    const bin = await fakeAgent(path.join(root, "a-noskills"), `touch ${marker}`);
+    const missing = path.join(root, "no-such-skills");
+    const res = await run(launchScript(plan({ binary: bin, taskSkillsDir: missing })), {
+      HOME: root,
+      BF_INSTRUCTION: "x",
+    });
+    assert.equal(res.code, TASK_FAILED);
+    assert.match(res.stderr, /benchflow: the task's skills_dir .*no-such-skills is not a folder.*COPY/);
+    assert.equal(await fs.stat(marker).catch(() => null), null, "the agent never ran");
   });
 
   it("fails with SETUP_FAILED before the agent starts when the gateway does not answer", async () => {

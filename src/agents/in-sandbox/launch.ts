@@ -5,6 +5,8 @@
 import { FORWARDER } from "./relay.js";
 
 export const SETUP_FAILED = 86;
+/** Exit code (with a "benchflow:" line) for a task that asks for what its sandbox lacks: task_error. */
+export const TASK_FAILED = 87;
 /** Stands for the task's instruction in an argv; it travels in $BF_INSTRUCTION, never quoted into the script. */
 export const INSTRUCTION = "\u0000instruction\u0000";
 
@@ -20,6 +22,8 @@ export interface LaunchPlan {
   configFiles: { path: string; content: string }[];
   /** Skills uploaded to stagedSkills, copied into $HOME/<skillsHome>. */
   stagedSkills: string | null;
+  /** The task's skills_dir inside the sandbox, copied into $HOME/<skillsHome> before stagedSkills. */
+  taskSkillsDir: string | null;
   skillsHome: string;
   /** The gateway as the agent reaches it: host and port. */
   gateway: { host: string; port: number };
@@ -46,6 +50,7 @@ export function launchScript(p: LaunchPlan): string {
   const lines = [
     "set -u",
     `bf_fail() { echo "benchflow: $*" >&2; exit ${SETUP_FAILED}; }`,
+    `bf_task_fail() { echo "benchflow: $*" >&2; exit ${TASK_FAILED}; }`,
     `export PATH=${shellQuote(p.binDir)}:"$PATH"`,
   ];
   p.configFiles.forEach((f, i) => {
@@ -53,8 +58,15 @@ export function launchScript(p: LaunchPlan): string {
       heredoc(`"$HOME"/${shellQuote(f.path)}`, f.content, i, `bf_fail "cannot write \\$HOME/${f.path}"`),
     );
   });
+  const dest = `"$HOME"/${shellQuote(p.skillsHome)}`;
+  if (p.taskSkillsDir) {
+    const dir = shellQuote(p.taskSkillsDir);
+    lines.push(
+      `[ -d ${dir} ] || bf_task_fail "the task's skills_dir ${p.taskSkillsDir} is not a folder in the sandbox: COPY the skills there in environment/Dockerfile (e.g. COPY skills/ ${p.taskSkillsDir}/)"`,
+      `mkdir -p ${dest} && cp -R ${dir}/. ${dest}/ || bf_fail "cannot place the task's skills from ${p.taskSkillsDir} in ${p.skillsHome}"`,
+    );
+  }
   if (p.stagedSkills) {
-    const dest = `"$HOME"/${shellQuote(p.skillsHome)}`;
     lines.push(
       `mkdir -p ${dest} && cp -R ${shellQuote(p.stagedSkills)}/. ${dest}/ || bf_fail "cannot place skills in ${p.skillsHome}"`,
     );

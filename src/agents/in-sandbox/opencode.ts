@@ -4,6 +4,7 @@ import { promises as fs } from "node:fs";
 import type { TrajectoryEvent } from "../types.js";
 import { type CliAgentDef, INSTRUCTION } from "./agent.js";
 import { capText, isoOf, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
+import { opencodeMcp } from "./mcp.js";
 
 const OPENCODE_VERSION = "1.18.33";
 const RG_FROM_CODEX = "0.171.0";
@@ -66,6 +67,7 @@ export const opencodeDef: CliAgentDef = {
           autoupdate: false,
           share: "disabled",
           permission: { edit: "allow", bash: "allow", webfetch: "allow", external_directory: "allow" },
+          ...(l.mcpServers.length > 0 ? { mcp: opencodeMcp(l.mcpServers) } : {}),
         },
         null,
         2,

@@ -3,6 +3,7 @@
 import { randomId } from "../dialect.js";
 import type { ChatChoice, ChatCompletion, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
+import type { RequestTools } from "./responses-request.js";
 
 export function reasoningItem(id: string, text: string, status = "completed"): JsonObject {
   return { id, type: "reasoning", summary: [], content: [{ type: "reasoning_text", text }], status };
@@ -21,12 +22,12 @@ export function messageItem(id: string, text: string, status = "completed"): Jso
 /** A tool call as its output item; calls to custom tools carry the raw `input` string. */
 export function toolItem(
   call: ChatToolCall,
-  custom: Set<string>,
+  tools: RequestTools,
   id?: string,
   status = "completed",
 ): JsonObject {
   const callId = call.id || randomId("call_");
-  if (custom.has(call.function.name)) {
+  if (tools.custom.has(call.function.name)) {
     return {
       id: id ?? randomId("ctc_"),
       type: "custom_tool_call",
@@ -41,7 +42,8 @@ export function toolItem(
     type: "function_call",
     status,
     call_id: callId,
-    name: call.function.name,
+    // A namespaced tool's call names its namespace apart, as the agent listed it.
+    ...(tools.namespaced.get(call.function.name) ?? { name: call.function.name }),
     arguments: call.function.arguments,
   };
 }
@@ -56,13 +58,13 @@ function customInput(args: string): string {
   return args;
 }
 
-export function outputItems(choice: ChatChoice | undefined, custom: Set<string>): JsonObject[] {
+export function outputItems(choice: ChatChoice | undefined, tools: RequestTools): JsonObject[] {
   if (!choice) return [];
   const items: JsonObject[] = [];
   const m = choice.message;
   if (m.reasoning_content) items.push(reasoningItem(randomId("rs_"), m.reasoning_content));
   if (m.content) items.push(messageItem(randomId("msg_"), m.content));
-  for (const call of m.tool_calls ?? []) items.push(toolItem(call, custom));
+  for (const call of m.tool_calls ?? []) items.push(toolItem(call, tools));
   return items;
 }
 

@@ -3,6 +3,7 @@
 // on the next assistant turn as `reasoning_content`. Custom (freeform) tools become one-string functions.
 // The walk is src/dialects' (shared with train); this file gives the chat-request style.
 import {
+  namespacedName,
   type ResponsesStyle,
   responsesToolDefs,
   responsesTurns,
@@ -18,14 +19,31 @@ const CUSTOM_PARAMETERS: JsonObject = {
   required: ["input"],
 };
 
-/** Names of the request's custom (freeform) tools: their calls go back as custom_tool_call items. */
-export function customToolNames(request: JsonObject): Set<string> {
-  const names = new Set<string>();
-  if (!Array.isArray(request.tools)) return names;
+/** What a tool call's output item depends on: the request's custom tools and its namespaced ones. */
+export interface RequestTools {
+  /** Custom (freeform) tools: their calls go back as custom_tool_call items. */
+  custom: Set<string>;
+  /** Flat name -> the namespace and name a function_call to a namespaced tool carries. */
+  namespaced: Map<string, { namespace: string; name: string }>;
+}
+
+export function requestTools(request: JsonObject): RequestTools {
+  const tools: RequestTools = { custom: new Set(), namespaced: new Map() };
+  if (!Array.isArray(request.tools)) return tools;
   for (const tool of request.tools) {
-    if (isObject(tool) && tool.type === "custom" && typeof tool.name === "string") names.add(tool.name);
+    if (!isObject(tool) || typeof tool.name !== "string") continue;
+    if (tool.type === "custom") tools.custom.add(tool.name);
+    if (tool.type === "namespace" && Array.isArray(tool.tools)) {
+      for (const inner of tool.tools) {
+        if (isObject(inner) && typeof inner.name === "string")
+          tools.namespaced.set(namespacedName(tool.name, inner.name), {
+            namespace: tool.name,
+            name: inner.name,
+          });
+      }
+    }
   }
-  return names;
+  return tools;
 }
 
 export function responsesToChat(request: JsonObject): JsonObject {

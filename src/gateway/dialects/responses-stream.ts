@@ -16,7 +16,7 @@ import {
   statusOf,
   toolItem,
 } from "./responses-answer.js";
-import { customToolNames } from "./responses-request.js";
+import { type RequestTools, requestTools } from "./responses-request.js";
 
 interface OpenItem {
   kind: "reasoning" | "message" | "tool";
@@ -28,7 +28,7 @@ interface OpenItem {
 export class ResponsesStream implements StreamTranslator {
   private seq = 0;
   private readonly state: ResponseState;
-  private readonly custom: Set<string>;
+  private readonly requestTools: RequestTools;
   private readonly tools = new Map<number, number>(); // chat tool index -> output index
   private open: OpenItem | null = null;
   private acc: ChatAccumulator | null = null;
@@ -44,7 +44,7 @@ export class ResponsesStream implements StreamTranslator {
       output: [],
       usage: null,
     };
-    this.custom = customToolNames(request);
+    this.requestTools = requestTools(request);
   }
 
   chunk(chunk: JsonObject, acc: ChatAccumulator): string {
@@ -154,7 +154,7 @@ export class ResponsesStream implements StreamTranslator {
         type: "function" as const,
         function: { name: String(fn.name ?? ""), arguments: "" },
       };
-      const item = toolItem(call, this.custom, undefined, "in_progress");
+      const item = toolItem(call, this.requestTools, undefined, "in_progress");
       if (item.type === "custom_tool_call") item.input = "";
       this.state.output.push(item);
       this.tools.set(toolIndex, index);
@@ -233,6 +233,6 @@ export class ResponsesStream implements StreamTranslator {
     const call = this.acc?.states.get(0)?.tools.get(toolIndex);
     if (!call) return;
     if (item.type === "function_call") item.arguments = call.function.arguments;
-    else item.input = (toolItem(call, this.custom).input as string) ?? "";
+    else item.input = (toolItem(call, this.requestTools).input as string) ?? "";
   }
 }

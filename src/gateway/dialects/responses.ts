@@ -5,7 +5,7 @@ import { readCompletion } from "../assemble.js";
 import type { Dialect } from "../dialect.js";
 import { randomId } from "../dialect.js";
 import { outputItems, responseObject, responsesUsage, statusOf } from "./responses-answer.js";
-import { customToolNames, responsesToChat } from "./responses-request.js";
+import { requestTools, responsesToChat } from "./responses-request.js";
 import { ResponsesStream } from "./responses-stream.js";
 
 export const responsesDialect: Dialect = {
@@ -21,7 +21,7 @@ export const responsesDialect: Dialect = {
       createdAt: completion.created,
       model: completion.model,
       status: statusOf(choice),
-      output: outputItems(choice, customToolNames(request)),
+      output: outputItems(choice, requestTools(request)),
       usage: responsesUsage(completion.usage),
     });
   },

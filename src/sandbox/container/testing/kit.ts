@@ -41,6 +41,8 @@ export function defaultConfig(): TaskConfig {
       buildTimeoutSec: 300,
       healthcheck: null,
       setupCommands: [],
+      skillsDir: null,
+      mcpServers: [],
     },
     oracle: { env: {}, timeoutSec: null },
     artifacts: [],

@@ -47,6 +47,8 @@ export function makeTask(shape: TaskShape): Task {
         buildTimeoutSec: 600,
         healthcheck: null,
         setupCommands: [],
+        skillsDir: null,
+        mcpServers: [],
       },
       oracle: { env: {}, timeoutSec: null },
       artifacts: [],
