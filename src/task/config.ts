@@ -2,7 +2,7 @@
 // and every wrong value reported with its field and the fix (collected, not thrown).
 import { FieldReader } from "./config-reader.js";
 import { isTable } from "./keys.js";
-import type { TaskConfig } from "./types.js";
+import type { TaskConfig, TaskLayout } from "./types.js";
 
 export interface ConfigResult {
   config: TaskConfig;
@@ -10,7 +10,11 @@ export interface ConfigResult {
   warnings: string[];
 }
 
-export function normaliseConfig(raw: Record<string, unknown>, file: string): ConfigResult {
+export function normaliseConfig(
+  raw: Record<string, unknown>,
+  file: string,
+  layout: TaskLayout = "split",
+): ConfigResult {
   const r = new FieldReader(file);
   const sandbox = r.section(raw, "sandbox", "environment");
   const oracle = r.section(raw, "oracle", "solution");
@@ -44,16 +48,17 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
     agent: {
       timeoutSec: r.seconds(agent.timeout_sec, "agent.timeout_sec", null),
       user: r.user(agent.user, "agent.user"),
-      networkMode: r.networkMode(agent.network_mode, "agent.network_mode"),
+      networkMode: r.phaseNetwork(agent, "agent"),
     },
     verifier: {
       timeoutSec: r.seconds(verifier.timeout_sec, "verifier.timeout_sec", 600) ?? 600,
       env: r.env(verifier.env, "verifier.env"),
       user: r.user(verifier.user, "verifier.user"),
       rewardRange: r.rewardRange(verifier.reward_range, "verifier.reward_range"),
+      networkMode: r.phaseNetwork(verifier, "verifier"),
     },
     sandbox: {
-      networkMode: r.sandboxNetwork(sandbox.table, s),
+      networkMode: r.sandboxNetwork(sandbox.table, s, layout),
       allowedHosts: r.strings(sandbox.table.allowed_hosts, `${s}.allowed_hosts`),
       workdir: r.workdir(sandbox.table.workdir, `${s}.workdir`),
       env: r.env(sandbox.table.env, `${s}.env`),
@@ -73,5 +78,15 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
     },
     metadata: isTable(raw.metadata) ? { ...raw.metadata } : r.metadata(raw.metadata),
   };
+  // Upstream BenchFlow parses the phase overrides but never applies them; the task.md layout follows it.
+  if (layout === "native") {
+    for (const phase of ["agent", "verifier"] as const) {
+      if (config[phase].networkMode !== null) {
+        r.warnings.push(
+          `${file}: ${phase}.network_mode is not acted on in the task.md layout (as in upstream BenchFlow); the ${s} network applies to every phase`,
+        );
+      }
+    }
+  }
   return { config, problems: r.problems, warnings: r.warnings };
 }

@@ -48,7 +48,7 @@ export async function inspectTask(dirArg: string): Promise<TaskInspection> {
       out.warnings.push(`${source.configFile} exists, so ${ignored.join(" and ")} are ignored`);
   }
   const keys = checkKeys(source.raw ?? {}, source.configFile);
-  const normalised = normaliseConfig(source.raw ?? {}, source.configFile);
+  const normalised = normaliseConfig(source.raw ?? {}, source.configFile, source.layout);
   out.problems.push(...keys.refusals, ...normalised.problems);
   out.warnings.push(...keys.warnings, ...normalised.warnings);
   if (source.instruction !== null && source.instruction.trim() === "") {
