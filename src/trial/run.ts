@@ -9,6 +9,7 @@ import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult } from "../schemas/result.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { finishTrial, writeConfig } from "./record.js";
 import type { TrialPlan } from "./types.js";
@@ -45,8 +46,10 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     await phase(state, "environment_setup", () => startSandbox(plan, state));
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
+    await enterPhaseNetwork(plan, state, "agent");
     await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
     if (shouldVerify(plan, state)) {
+      await enterPhaseNetwork(plan, state, "verifier");
       await phase(state, "verifier", async () => {
         state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir);
       });

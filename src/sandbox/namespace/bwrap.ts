@@ -53,6 +53,9 @@ function bwrapArgs(plan: ExecPlan, identity: Identity): { options: string[]; com
     if (plan.user === "root") {
       argv.push("--uid", "0", "--gid", "0");
       for (const cap of ROOT_CAPS) argv.push("--cap-add", `CAP_${cap.toUpperCase()}`);
+    } else {
+      // Named, because inside the network holder's user namespace (netns.ts) we are its root.
+      argv.push("--uid", String(identity.hostUid), "--gid", String(identity.hostGid));
     }
     return { options: argv, command: shell };
   }
