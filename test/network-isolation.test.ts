@@ -29,7 +29,7 @@ function probeScript(ports: { policy: number; other: number }): string {
     "out=/logs/agent/probes.txt; : > $out",
     // The default route's gateway, read without iproute2 (the image has none).
     `gw=$(awk '$2=="00000000"{print $3; exit}' /proc/net/route)`,
-    'if [ -n "$gw" ]; then gw=$(printf "%d.%d.%d.%d" 0x${gw:6:2} 0x${gw:4:2} 0x${gw:2:2} 0x${gw:0:2}); fi',
+    `if [ -n "$gw" ]; then gw=$(printf "%d.%d.%d.%d" 0x\${gw:6:2} 0x\${gw:4:2} 0x\${gw:2:2} 0x\${gw:0:2}); fi`,
     `for h in 127.0.0.1 10.0.2.2 $gw ${hostAddresses.join(" ")}; do`,
     // The answer, not the connect, is the evidence: some networks accept any connect with a proxy.
     `  p=$(timeout 5 bash -c "exec 3<>/dev/tcp/$h/${ports.policy} && printf 'GET /v1/models HTTP/1.0\\r\\n\\r\\n' >&3 && head -c 300 <&3" 2>/dev/null | tr -d '\\r\\n' | head -c 300)`,

@@ -68,7 +68,10 @@ function bwrapArgs(plan: ExecPlan, identity: Identity): { options: string[]; com
     // bwrap cannot map host root to another uid without making it the owner of root's files; setpriv can.
     argv.push("--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP");
     const chdir = [ENV, `--chdir=${plan.cwd}`];
-    return { options: argv, command: [...setprivToAgent(identity.setpriv, identity.agent), ...chdir, ...shell] };
+    return {
+      options: argv,
+      command: [...setprivToAgent(identity.setpriv, identity.agent), ...chdir, ...shell],
+    };
   }
   for (const cap of ROOT_CAPS) argv.push("--cap-add", `CAP_${cap.toUpperCase()}`);
   return { options: argv, command: shell };
