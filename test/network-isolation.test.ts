@@ -74,9 +74,17 @@ describe("network on: the outside yes, the host's loopback no, the gateway yes",
       ]);
       const policy = await startScriptedPolicy({ script, port: policyPort });
       const jobsDir = path.join(scratch(), sandbox);
+      // A real agent CLI may need more than the fixture's few seconds on a busy machine.
+      const task = path.join(scratch(), `tasks-${sandbox}/network-verifier`);
+      await fs.cp(path.join(FIXTURES, "network-verifier"), task, { recursive: true });
+      const toml = await fs.readFile(path.join(task, "task.toml"), "utf8");
+      await fs.writeFile(
+        path.join(task, "task.toml"),
+        toml.replace(/timeout_sec = \d+/g, "timeout_sec = 120"),
+      );
       try {
         const result = await new Evaluation({
-          tasks: path.join(FIXTURES, "network-verifier"),
+          tasks: task,
           agent: "claude-code",
           model: "vllm/scripted",
           sandbox,
