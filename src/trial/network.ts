@@ -24,5 +24,5 @@ export async function enterPhaseNetwork(
   const warning = `[${phase}].network_mode = "${phaseNetworkMode(task, phase)}" is not applied in the ${sandbox.kind} sandbox: the ${phase} runs with the task's baseline network ("${baseline}")`;
   plan.warn(`task ${task.name}: ${warning}`);
   const details = state.sandboxDetails;
-  if (details && Array.isArray(details.sandbox_warnings)) details.sandbox_warnings.push(warning);
+  if (details) details.sandbox_warnings = [...((details.sandbox_warnings as string[]) ?? []), warning];
 }
