@@ -1,5 +1,6 @@
 // One namespace sandbox: a scratch tree on the host that every exec mounts as "/", with the host's
-// system folders read-only on top. Nothing runs between execs, so there is no daemon to manage.
+// system folders read-only on top. Nothing runs between execs, except, for a sandbox with network,
+// its network namespace's holder and slirp4netns (netns.ts), which stop() ends.
 import path from "node:path";
 import { workspaceOf } from "../../task/types.js";
 import type { ExecOptions, ExecResult, Sandbox, SandboxSpec } from "../types.js";
