@@ -7,12 +7,14 @@ import { resolveAgent } from "../agents/registry.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
 import { PLAN } from "../jobs-dir/layout.js";
+import { NETWORK_FIX, networkUnavailableReason } from "../sandbox/namespace/netns.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
 import { taskDigest } from "../task/digest.js";
 import { discoverTasks } from "../task/discover.js";
 import { loadTasks } from "../task/load.js";
+import { anyPhaseHasNetwork } from "../task/network.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
@@ -126,7 +128,10 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
-  if (backend.kind === "namespace") warnings.push(...runStepWarnings(tasks));
+  if (backend.kind === "namespace") {
+    warnings.push(...runStepWarnings(tasks));
+    await refuseNetworkWithout(tasks);
+  }
   const jobsDir = path.resolve(s.jobsDir ?? "jobs");
   const agentDir = path.join(jobsDir, agent.name);
   const jobName = s.jobName ?? (await freshJobName(agentDir, trials));
@@ -192,6 +197,17 @@ function runStepWarnings(tasks: JobTask[]): string[] {
       ({ task }) =>
         `task ${task.name}: its Dockerfile has ${task.dockerfile?.runSteps.length} RUN step(s), which the namespace sandbox cannot apply without an image; the task runs on this machine's own programs. Use --sandbox container to build its image.`,
     );
+}
+
+/** Tasks with network need slirp4netns in the namespace sandbox: refused before anything runs. */
+async function refuseNetworkWithout(tasks: JobTask[]): Promise<void> {
+  const needing = tasks.filter(({ task }) => anyPhaseHasNetwork(task)).map(({ task }) => task.name);
+  if (needing.length === 0) return;
+  const why = await networkUnavailableReason();
+  if (why === null) return;
+  throw new UserInputError(
+    `${needing.length} task(s) have network (${needing.slice(0, 5).join(", ")}${needing.length > 5 ? ", ..." : ""}), which the namespace sandbox gives through a network namespace of its own, but ${why}: ${NETWORK_FIX}`,
+  );
 }
 
 async function freshJobName(agentDir: string, trials: number): Promise<string> {
