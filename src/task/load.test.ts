@@ -197,6 +197,17 @@ describe("loadTask", () => {
     );
     const off = await loadTask(await native("md-off", "{allow_internet: false, network_mode: no-network}"));
     assert.equal(off.config.sandbox.networkMode, "no-network");
+    // Upstream parses the phase overrides and never applies them: accepted, with a warning.
+    const phased = await writeTask(root, "md-phase", {
+      "task.md": "---\nagent: {network_mode: public}\nsandbox: {network_mode: no-network}\n---\nDo it.\n",
+      "environment/Dockerfile": "FROM debian:bookworm-slim\n",
+      "verifier/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    });
+    const task = await loadTask(phased);
+    assert.ok(
+      task.warnings.some((w) => w.includes("agent.network_mode is not acted on in the task.md layout")),
+      task.warnings.join("\n"),
+    );
   });
 
   it("refuses allowlist networks in every phase, naming the file, the field and the fix", async () => {
