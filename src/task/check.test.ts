@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { checkTask } from "./check.js";
@@ -94,9 +95,15 @@ describe("checkTask", () => {
       ].join("\n"),
       "environment/docker-compose.yaml":
         "services:\n  main:\n    depends_on:\n      docs:\n        condition: service_healthy\n  docs:\n    build: ./docs\n",
-      "solution/solve.sh": null,
+      "steps/one/instruction.md": "First.\n",
+      "steps/one/tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+      "steps/two/instruction.md": "Second.\n",
+      "steps/two/tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
     });
+    await fs.rm(path.join(dir, "solution"), { recursive: true });
     const { notes, problems } = await checkTask(dir);
+    assert.equal(problems.length, 2, problems.join("\n"));
+    assert.ok(problems.every((p) => p.includes("no solution/solve.sh to fall back on")));
     const all = notes.join("\n");
     assert.match(
       all,

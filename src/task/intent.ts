@@ -44,7 +44,10 @@ export async function runNotes(task: Task, raw: Record<string, unknown>): Promis
       `docker_image "${image}" is set, so ${displayPath(task.dockerfile.path)} is not used (the image wins, as in Harbor and upstream); remove one of them`,
     );
   }
-  if (task.solveScript === null) {
+  const solved = task.steps?.length
+    ? task.steps.every((s) => s.solveScript !== null)
+    : task.solveScript !== null;
+  if (!solved) {
     notes.push("no solution (solution/solve.sh): `-a oracle` ends this task as task_error, unscored");
   }
   const runSteps = task.dockerfile?.runSteps.length ?? 0;
