@@ -13,10 +13,10 @@ import { type AgentErrorCategory, isUnscoredFailure } from "../schemas/outcome.j
 import type { WrittenStepResult } from "../schemas/result.js";
 import { promptOf, type Task, type TaskStep } from "../task/types.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { enterPhaseNetwork } from "./network.js";
 import type { RolloutState } from "./run.js";
 import { combineStepRewards, minRewardStop, type ScoredStep } from "./step-reward.js";
 import type { TrialPlan } from "./types.js";
-import { enterPhaseNetwork } from "./network.js";
 
 export const STEPS_DIR = "steps";
 
