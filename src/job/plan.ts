@@ -8,6 +8,7 @@ import { unofferedTaskTools } from "../agents/task-tools.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
 import { PLAN } from "../jobs-dir/layout.js";
+import { NETWORK_FIX, networkUnavailableReason } from "../sandbox/namespace/netns.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
@@ -15,6 +16,7 @@ import { taskDigest } from "../task/digest.js";
 import { discoverTasks } from "../task/discover.js";
 import { composeFileOf } from "../task/intent.js";
 import { loadTasks } from "../task/load.js";
+import { anyPhaseHasNetwork } from "../task/network.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
@@ -136,6 +138,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   if (backend.kind === "namespace") {
     await refuseComposeTasks(tasks, reason);
     warnings.push(...runStepWarnings(tasks));
+    await refuseNetworkWithout(tasks);
   }
   const jobsDir = path.resolve(s.jobsDir ?? "jobs");
   const agentDir = path.join(jobsDir, agent.name);
@@ -216,6 +219,17 @@ function runStepWarnings(tasks: JobTask[]): string[] {
       ({ task }) =>
         `task ${task.name}: its Dockerfile has ${task.dockerfile?.runSteps.length} RUN step(s), which the namespace sandbox cannot apply without an image; the task runs on this machine's own programs. Use --sandbox container to build its image.`,
     );
+}
+
+/** Tasks with network need slirp4netns in the namespace sandbox: refused before anything runs. */
+async function refuseNetworkWithout(tasks: JobTask[]): Promise<void> {
+  const needing = tasks.filter(({ task }) => anyPhaseHasNetwork(task)).map(({ task }) => task.name);
+  if (needing.length === 0) return;
+  const why = await networkUnavailableReason();
+  if (why === null) return;
+  throw new UserInputError(
+    `${needing.length} task(s) have network (${needing.slice(0, 5).join(", ")}${needing.length > 5 ? ", ..." : ""}), which the namespace sandbox gives through a network namespace of its own, but ${why}: ${NETWORK_FIX}`,
+  );
 }
 
 async function freshJobName(agentDir: string, trials: number): Promise<string> {

@@ -8,6 +8,7 @@ import { connectEngine, type Engine } from "./container/engine/engine.js";
 import { imageExists } from "./container/image/image.js";
 import { relayPrecheck } from "./container/lifecycle/network.js";
 import { createNamespaceBackend } from "./namespace/index.js";
+import { NETWORK_FIX, networkUnavailableReason, startSandboxNetwork } from "./namespace/netns.js";
 
 export interface DoctorCheck {
   name: string;
@@ -173,7 +174,26 @@ async function namespaceChecks(checks: DoctorCheck[]): Promise<string | null> {
         : `failed: ${unshareRun?.out}`,
     fix: unshareRun?.ok ? undefined : "apt-get install util-linux, and enable user namespaces",
   });
+  checks.push(await namespaceNetworkCheck(root));
   return createNamespaceBackend().unavailableReason();
+}
+
+/** Network on in the namespace sandbox: really makes a sandbox network (slirp4netns) and removes it. */
+async function namespaceNetworkCheck(root: boolean): Promise<DoctorCheck> {
+  const name = "namespace network (slirp4netns)";
+  const missing = await networkUnavailableReason();
+  if (missing !== null) return { name, ok: false, detail: missing, fix: NETWORK_FIX };
+  try {
+    const network = await startSandboxNetwork(root);
+    await network.close();
+    return {
+      name,
+      ok: true,
+      detail: "tasks with network get a namespace of their own, without the host's loopback",
+    };
+  } catch (err) {
+    return { name, ok: false, detail: (err as Error).message, fix: NETWORK_FIX };
+  }
 }
 
 export async function runDoctor(): Promise<DoctorReport> {

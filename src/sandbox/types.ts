@@ -75,6 +75,11 @@ export interface Sandbox {
   upload(hostPath: string, sandboxPath: string): Promise<void>;
   /** Copy a sandbox file or folder out to a host path. Missing source: no error, nothing copied. */
   download(sandboxPath: string, hostPath: string): Promise<void>;
+  /**
+   * The network of the execs that follow, where a phase overrides the task's baseline ([agent] or
+   * [verifier] network_mode). Absent where the backend cannot switch it during a trial.
+   */
+  setNetwork?(network: boolean): Promise<void>;
   /** Kill every process the agent left behind (before the verifier runs). */
   killAgentProcesses(): Promise<void>;
   /** Remove the sandbox and everything in it. Safe to call twice. */

@@ -1,7 +1,7 @@
 // Reads one config field at a time: a wrong value becomes a problem naming the field and the fix,
 // and the default stands in for it so that every other field is still checked.
 import { isTable } from "./keys.js";
-import type { NetworkMode } from "./types.js";
+import type { NetworkMode, TaskLayout } from "./types.js";
 
 const NETWORK_MODES: readonly NetworkMode[] = ["no-network", "public", "allowlist"];
 
@@ -235,7 +235,13 @@ export class FieldReader {
     return value as NetworkMode;
   }
 
-  sandboxNetwork(table: Record<string, unknown>, section: string): NetworkMode {
+  /**
+   * The baseline network. Both harnesses default to "public". The legacy allow_internet maps to
+   * public / no-network only where network_mode is unset (Harbor); the task.md layout also refuses
+   * allow_internet = false next to a mode that is not no-network (upstream BenchFlow). Allowlists
+   * are refused: neither sandbox filters egress by host, and running one as public would be wrong.
+   */
+  sandboxNetwork(table: Record<string, unknown>, section: string, layout: TaskLayout): NetworkMode {
     const internet = table.allow_internet;
     if (internet !== undefined && typeof internet !== "boolean") {
       this.problem(
@@ -244,25 +250,47 @@ export class FieldReader {
         'or write network_mode = "public"',
       );
     }
-    const hosts = Array.isArray(table.allowed_hosts) && table.allowed_hosts.length > 0;
-    let mode = this.networkMode(table.network_mode, `${section}.network_mode`);
-    // Harbor: allowed_hosts alone implies an allowlist.
-    if (mode === null && hosts) mode = "allowlist";
-    if (mode === null) mode = internet === true ? "public" : "no-network";
-    if (mode === "allowlist" && !hosts) {
+    const explicit = this.networkMode(table.network_mode, `${section}.network_mode`);
+    if (layout === "native" && internet === false && explicit !== null && explicit !== "no-network") {
       this.problem(
-        `${section}.network_mode`,
-        '= "allowlist" needs allowed_hosts',
-        'add allowed_hosts = ["example.com"]',
+        `${section}.allow_internet`,
+        `= false contradicts network_mode = "${explicit}"`,
+        "drop allow_internet (it is deprecated) and keep network_mode",
       );
-    } else if (mode !== "allowlist" && hosts) {
+    }
+    const hosts = table.allowed_hosts !== undefined && table.allowed_hosts !== null;
+    const mode = explicit ?? (hosts ? "allowlist" : internet === false ? "no-network" : "public");
+    if (mode === "allowlist") this.refuseAllowlist(section, hosts && explicit === null);
+    else this.strayHosts(table, section, mode);
+    return mode;
+  }
+
+  /** [agent] / [verifier] network_mode: null when the phase keeps the baseline. */
+  phaseNetwork(table: Record<string, unknown>, section: string): NetworkMode | null {
+    const explicit = this.networkMode(table.network_mode, `${section}.network_mode`);
+    const hosts = table.allowed_hosts !== undefined && table.allowed_hosts !== null;
+    const mode = explicit ?? (hosts ? "allowlist" : null);
+    if (mode === "allowlist") this.refuseAllowlist(section, hosts && explicit === null);
+    else if (mode !== null) this.strayHosts(table, section, mode);
+    return mode;
+  }
+
+  private strayHosts(table: Record<string, unknown>, section: string, mode: NetworkMode): void {
+    if (Array.isArray(table.allowed_hosts) && table.allowed_hosts.length > 0) {
       this.problem(
         `${section}.allowed_hosts`,
         `is only valid with network_mode = "allowlist" (got "${mode}")`,
-        'set network_mode = "allowlist" or drop allowed_hosts',
+        "drop allowed_hosts",
       );
     }
-    return mode;
+  }
+
+  private refuseAllowlist(section: string, impliedByHosts: boolean): void {
+    this.problem(
+      impliedByHosts ? `${section}.allowed_hosts` : `${section}.network_mode`,
+      `${impliedByHosts ? "asks for" : '= "allowlist" is'} an allowlist network, which this runner cannot enforce (neither sandbox filters egress by host)`,
+      `use network_mode = "public" or "no-network" in ${section} and drop allowed_hosts`,
+    );
   }
 
   metadata(value: unknown): Record<string, unknown> {

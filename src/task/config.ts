@@ -7,7 +7,7 @@ import { isTable } from "./keys.js";
 import { readMcpServers, readSkillsDir } from "./mcp-servers.js";
 import { readSetupCommands } from "./setup-commands.js";
 import { readSteps } from "./steps-config.js";
-import type { TaskConfig } from "./types.js";
+import type { TaskConfig, TaskLayout } from "./types.js";
 
 export interface ConfigResult {
   config: TaskConfig;
@@ -15,7 +15,11 @@ export interface ConfigResult {
   warnings: string[];
 }
 
-export function normaliseConfig(raw: Record<string, unknown>, file: string): ConfigResult {
+export function normaliseConfig(
+  raw: Record<string, unknown>,
+  file: string,
+  layout: TaskLayout = "split",
+): ConfigResult {
   const r = new FieldReader(file);
   const sandbox = r.section(raw, "sandbox", "environment");
   const oracle = r.section(raw, "oracle", "solution");
@@ -49,7 +53,7 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
     agent: {
       timeoutSec: r.seconds(agent.timeout_sec, "agent.timeout_sec", null),
       user: r.user(agent.user, "agent.user"),
-      networkMode: r.networkMode(agent.network_mode, "agent.network_mode"),
+      networkMode: r.phaseNetwork(agent, "agent"),
       promptPrefix: r.text(agent.prompt_prefix, "agent.prompt_prefix"),
     },
     verifier: {
@@ -57,9 +61,10 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
       env: r.env(verifier.env, "verifier.env"),
       user: r.user(verifier.user, "verifier.user"),
       rewardRange: r.rewardRange(verifier.reward_range, "verifier.reward_range"),
+      networkMode: r.phaseNetwork(verifier, "verifier"),
     },
     sandbox: {
-      networkMode: r.sandboxNetwork(sandbox.table, s),
+      networkMode: r.sandboxNetwork(sandbox.table, s, layout),
       allowedHosts: r.strings(sandbox.table.allowed_hosts, `${s}.allowed_hosts`),
       workdir: r.workdir(sandbox.table.workdir, `${s}.workdir`),
       env: r.env(sandbox.table.env, `${s}.env`),
@@ -87,5 +92,15 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
     multiStepRewardStrategy: "mean",
   };
   Object.assign(config, readSteps(r, raw, config));
+  // Upstream BenchFlow parses the phase overrides but never applies them; the task.md layout follows it.
+  if (layout === "native") {
+    for (const phase of ["agent", "verifier"] as const) {
+      if (config[phase].networkMode != null) {
+        r.warnings.push(
+          `${file}: ${phase}.network_mode is not acted on in the task.md layout (as in upstream BenchFlow); the ${s} network applies to every phase`,
+        );
+      }
+    }
+  }
   return { config, problems: r.problems, warnings: r.warnings };
 }

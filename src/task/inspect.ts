@@ -49,7 +49,7 @@ export async function inspectTask(dirArg: string): Promise<TaskInspection> {
       out.warnings.push(`${source.configFile} exists, so ${ignored.join(" and ")} are ignored`);
   }
   const keys = checkKeys(source.raw ?? {}, source.configFile);
-  const normalised = normaliseConfig(source.raw ?? {}, source.configFile);
+  const normalised = normaliseConfig(source.raw ?? {}, source.configFile, source.layout);
   out.problems.push(...keys.refusals, ...normalised.problems);
   out.warnings.push(...keys.warnings, ...normalised.warnings);
   const multiStep = hasSteps(source.raw);

@@ -82,9 +82,9 @@ describe("loadTask", () => {
     const { config, dockerfile, environmentDir } = await loadTask(dir);
     assert.deepEqual(config, {
       agent: { timeoutSec: null, user: null, networkMode: null, promptPrefix: null },
-      verifier: { timeoutSec: 600, env: {}, user: null, rewardRange: [0, 1] },
+      verifier: { timeoutSec: 600, env: {}, user: null, rewardRange: [0, 1], networkMode: null },
       sandbox: {
-        networkMode: "no-network",
+        networkMode: "public",
         allowedHosts: [],
         workdir: null,
         env: {},
@@ -166,27 +166,17 @@ describe("loadTask", () => {
     assert.equal(task.solveScript, null);
   });
 
-  it("maps the network settings: allow_internet, network_mode, allowlists", async () => {
+  it("maps the network settings: public by default, allow_internet, network_mode", async () => {
     const net = async (name: string, env: string) =>
       loadTask(
         await writeTask(root, name, { ...MINIMAL_SPLIT_TASK, "task.toml": `[environment]\n${env}\n` }),
       );
+    assert.equal((await net("net-default", "")).config.sandbox.networkMode, "public");
     assert.equal((await net("net-legacy", "allow_internet = true")).config.sandbox.networkMode, "public");
     assert.equal((await net("net-off", "allow_internet = false")).config.sandbox.networkMode, "no-network");
-    const allow = await net("net-allow", 'allowed_hosts = ["pypi.org"]');
-    assert.equal(allow.config.sandbox.networkMode, "allowlist");
-    assert.deepEqual(allow.config.sandbox.allowedHosts, ["pypi.org"]);
-    assert.ok(
-      allow.warnings.some((w) => w.includes("environment.allowed_hosts is accepted but not acted on")),
-    );
-    await refuses(
-      await writeTask(root, "net-bad", {
-        ...MINIMAL_SPLIT_TASK,
-        "task.toml": '[environment]\nnetwork_mode = "allowlist"\n',
-      }),
-      "environment.network_mode",
-      "allowed_hosts",
-    );
+    // Harbor: an explicit network_mode wins over the legacy key.
+    const both = await net("net-both", 'allow_internet = false\nnetwork_mode = "public"');
+    assert.equal(both.config.sandbox.networkMode, "public");
     await refuses(
       await writeTask(root, "net-typo", {
         ...MINIMAL_SPLIT_TASK,
@@ -194,6 +184,68 @@ describe("loadTask", () => {
       }),
       'environment.network_mode must be one of no-network, public, allowlist (got "none")',
     );
+  });
+
+  it("follows upstream in the task.md layout: allow_internet = false next to another mode is refused", async () => {
+    const native = (name: string, sandbox: string) =>
+      writeTask(root, name, {
+        "task.md": `---\nsandbox: ${sandbox}\n---\nDo it.\n`,
+        "environment/Dockerfile": "FROM debian:bookworm-slim\n",
+        "verifier/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+      });
+    assert.equal(
+      (await loadTask(await native("md-default", "{cpus: 1}"))).config.sandbox.networkMode,
+      "public",
+    );
+    await refuses(
+      await native("md-both", "{allow_internet: false, network_mode: public}"),
+      "task.md: sandbox.allow_internet = false contradicts network_mode",
+      "drop allow_internet",
+    );
+    const off = await loadTask(await native("md-off", "{allow_internet: false, network_mode: no-network}"));
+    assert.equal(off.config.sandbox.networkMode, "no-network");
+    // Upstream parses the phase overrides and never applies them: accepted, with a warning.
+    const phased = await writeTask(root, "md-phase", {
+      "task.md": "---\nagent: {network_mode: public}\nsandbox: {network_mode: no-network}\n---\nDo it.\n",
+      "environment/Dockerfile": "FROM debian:bookworm-slim\n",
+      "verifier/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    });
+    const task = await loadTask(phased);
+    assert.ok(
+      task.warnings.some((w) => w.includes("agent.network_mode is not acted on in the task.md layout")),
+      task.warnings.join("\n"),
+    );
+  });
+
+  it("refuses allowlist networks in every phase, naming the file, the field and the fix", async () => {
+    const cases: [string, string, string][] = [
+      ["allow-hosts", '[environment]\nallowed_hosts = ["pypi.org"]', "environment.allowed_hosts"],
+      ["allow-empty", '[environment]\nnetwork_mode = "allowlist"', "environment.network_mode"],
+      ["allow-agent", '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["x.org"]', "agent.network_mode"],
+      ["allow-verifier", '[verifier]\nallowed_hosts = ["x.org"]', "verifier.allowed_hosts"],
+    ];
+    for (const [name, toml, field] of cases) {
+      await refuses(
+        await writeTask(root, name, { ...MINIMAL_SPLIT_TASK, "task.toml": `${toml}\n` }),
+        `task.toml: ${field}`,
+        "cannot enforce",
+        'use network_mode = "public" or "no-network"',
+      );
+    }
+  });
+
+  it("reads the phase overrides of the Harbor layout", async () => {
+    const task = await loadTask(
+      await writeTask(root, "phases", {
+        ...MINIMAL_SPLIT_TASK,
+        "task.toml":
+          '[environment]\nallow_internet = false\n[verifier]\nnetwork_mode = "public"\n[agent]\nnetwork_mode = "no-network"\n',
+      }),
+    );
+    assert.equal(task.config.sandbox.networkMode, "no-network");
+    assert.equal(task.config.verifier.networkMode, "public");
+    assert.equal(task.config.agent.networkMode, "no-network");
+    assert.deepEqual(task.warnings, []);
   });
 
   it("reads Harbor's size strings and says they are deprecated", async () => {

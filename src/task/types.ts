@@ -61,6 +61,8 @@ export interface TaskConfig {
     user: string | null;
     /** [lo, hi]; only ever wider than [0, 1]. */
     rewardRange: [number, number];
+    /** Harbor's [verifier].network_mode: the network around the verifier; null (or absent) keeps the baseline. */
+    networkMode?: NetworkMode | null;
   };
   sandbox: {
     networkMode: NetworkMode;

@@ -11,6 +11,7 @@ import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/resu
 import { promptOf } from "../task/types.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
+import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
 import { finishTrial, writeConfig } from "./record.js";
@@ -60,10 +61,12 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
       // One sandbox, one agent setup; each step runs its agent and verifier (trial/steps.ts).
       await runSteps(plan, ctx, state, rolloutDir, runAgent);
     } else {
+      await enterPhaseNetwork(plan, state, "agent");
       await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
     }
     await collectArtifacts(state.sandbox as Sandbox, plan.task.config.artifacts, rolloutDir);
     if (!plan.task.steps?.length && shouldVerify(plan, state)) {
+      await enterPhaseNetwork(plan, state, "verifier");
       await phase(state, "verifier", async () => {
         state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir);
       });

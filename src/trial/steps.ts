@@ -13,6 +13,7 @@ import { type AgentErrorCategory, isUnscoredFailure } from "../schemas/outcome.j
 import type { WrittenStepResult } from "../schemas/result.js";
 import { promptOf, type Task, type TaskStep } from "../task/types.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { enterPhaseNetwork } from "./network.js";
 import type { RolloutState } from "./run.js";
 import { combineStepRewards, minRewardStop, type ScoredStep } from "./step-reward.js";
 import type { TrialPlan } from "./types.js";
@@ -83,6 +84,7 @@ export async function runSteps(
     state.prompts.push(ctx.instruction);
     state.error = null;
     const t1 = Date.now();
+    await enterPhaseNetwork(plan, state, "agent");
     await runAgent(plan, ctx, state);
     timing.agent_execution = seconds(Date.now() - t1);
     totals.agent_execution += timing.agent_execution;
@@ -102,6 +104,7 @@ export async function runSteps(
       : null;
     await archiveAgentLogs(sandbox, folder);
     const t2 = Date.now();
+    await enterPhaseNetwork(plan, state, "verifier");
     const v = await runVerifier(sandbox, plan.task, rolloutDir, {
       uploads: step.testsDirs,
       timeoutSec: step.verifierTimeoutSec,

@@ -125,8 +125,9 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
       const mounts = [
         { hostPath: bundle.dir, sandboxPath: mountAt, ...(fallback ? { agentFallback: fallback } : {}) },
       ];
-      // Only a namespace sandbox without network needs our relay; containers bring their own.
-      const relay = req.sandboxKind === "namespace" && !req.network ? await startSocketRelayFor(req) : null;
+      // A namespace sandbox never shares the host's loopback (with network it has a namespace of its
+      // own), so it needs our relay to reach the gateway; containers bring their own.
+      const relay = req.sandboxKind === "namespace" ? await startSocketRelayFor(req) : null;
       if (relay)
         mounts.push(
           { hostPath: relay.dir, sandboxPath: RELAY_MOUNT },

@@ -93,10 +93,7 @@ export class ContainerBackend implements SandboxBackend {
     const image = agentImage.image;
     const service = spec.hostService ?? this.options.hostService;
     const net = planNetwork(engine, spec.network, service);
-    const enforcement =
-      task.config.sandbox.networkMode === "allowlist" && spec.network
-        ? "not_enforced: the container sandbox does not filter by allowed_hosts; the network is public"
-        : net.enforcement;
+    const enforcement = net.enforcement;
     const workdir = workspaceOf(task);
     const requested = this.options.agentUser ?? task.config.agent.user ?? "agent";
     const agentUser = requested === "root" ? null : requested;

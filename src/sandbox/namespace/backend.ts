@@ -1,5 +1,6 @@
 // The namespace backend: Linux namespaces through bubblewrap, or util-linux unshare where bwrap is
-// absent. No daemon; each exec is one short-lived tool process.
+// absent. No daemon; each exec is one short-lived tool process (with network, joining the
+// sandbox's own network namespace: netns.ts).
 import { type SandboxBackend, SandboxSetupError, type SandboxSpec } from "../types.js";
 import { type CreateOptions, createNamespaceSandbox } from "./create.js";
 import { isWithin } from "./host.js";

@@ -10,6 +10,8 @@ import type { NamespaceSandbox } from "./sandbox.js";
 import { hostPidsWith, makeSpec, makeTask, sleepMarker, tempDir, waitForHostProcess } from "./testing/kit.js";
 
 const hostRoot = process.getuid?.() === 0;
+/** One HTTP request to Debian's archive with bash alone: prints the status line. */
+const DEBIAN_PROBE = `exec 3<>/dev/tcp/deb.debian.org/80 && printf 'HEAD /debian/dists/bookworm/Release HTTP/1.1\\r\\nHost: deb.debian.org\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n1 <&3`;
 
 for (const tool of ["bwrap", "unshare"] as const) {
   describe(`namespace sandbox with ${tool}`, () => {
@@ -178,17 +180,35 @@ for (const tool of ["bwrap", "unshare"] as const) {
       assert.ok(r.stdout.endsWith("aaaEND\n"));
     });
 
-    it("has no network unless the spec allows it", async () => {
+    it("has no network unless the spec allows it, and never the host's loopback", async () => {
       const server = net.createServer((socket) => socket.end("hello\n"));
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       const port = (server.address() as net.AddressInfo).port;
-      const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
+      const probe = (host: string) => `exec 3<>/dev/tcp/${host}/${port} && head -n1 <&3`;
       try {
-        const closed = await sandbox.exec(probe);
-        assert.notEqual(closed.exitCode, 0, "reached the host's loopback without network");
+        // Judged by the server's answer: some hosts answer any outbound connect with a proxy.
+        const closed = await sandbox.exec(probe("127.0.0.1"));
+        assert.doesNotMatch(closed.stdout, /hello/, "reached the host's loopback without network");
+        const outside = await sandbox.exec(DEBIAN_PROBE, { timeoutSec: 30 });
+        assert.notEqual(outside.exitCode, 0, "reached the outside without network");
         const open = await fresh({ network: true });
-        const r = await open.exec(probe);
-        assert.deepEqual([r.exitCode, r.stdout], [0, "hello\n"], r.stderr);
+        // 10.0.2.2 is slirp4netns's address of the host, which --disable-host-loopback cuts off.
+        for (const host of ["127.0.0.1", "10.0.2.2"]) {
+          const r = await open.exec(probe(host), { timeoutSec: 30 });
+          assert.doesNotMatch(
+            r.stdout,
+            /hello/,
+            `reached the host's loopback through ${host} with network on`,
+          );
+        }
+        const r = await open.exec(DEBIAN_PROBE, { timeoutSec: 60 });
+        assert.equal(r.exitCode, 0, r.stderr);
+        assert.match(r.stdout, /^HTTP\/1\.1 200/);
+        // The phase switch: the same sandbox, its next exec without network.
+        await open.setNetwork(false);
+        assert.notEqual((await open.exec(DEBIAN_PROBE, { timeoutSec: 30 })).exitCode, 0);
+        await open.setNetwork(true);
+        assert.equal((await open.exec(DEBIAN_PROBE, { timeoutSec: 60 })).exitCode, 0);
       } finally {
         server.close();
       }

@@ -4,6 +4,7 @@
 import {
   agentSwitched,
   BASH,
+  ENV,
   type ExecPlan,
   HOSTNAME,
   type Identity,
@@ -43,7 +44,10 @@ function bwrapArgs(plan: ExecPlan, identity: Identity): { options: string[]; com
   );
   if (!plan.network) argv.push("--unshare-net");
   // --die-with-parent + the pid namespace: when bwrap dies or the command ends, every process goes.
-  argv.push("--die-with-parent", "--new-session", "--chdir", plan.cwd, "--clearenv");
+  // The agent's cwd is entered after setpriv made it the agent: bwrap itself has no DAC
+  // capabilities then, so it could not enter a workdir that only the agent may (WORKDIR /root).
+  const switched = agentSwitched(plan, identity);
+  argv.push("--die-with-parent", "--new-session", "--chdir", switched ? "/" : plan.cwd, "--clearenv");
   // bwrap sets the environment for the command only; nothing of it (LD_PRELOAD, ...) touches bwrap.
   for (const [key, value] of Object.entries(plan.env)) argv.push("--setenv", key, value);
   const shell = [BASH, "-c", plan.command];
@@ -53,14 +57,21 @@ function bwrapArgs(plan: ExecPlan, identity: Identity): { options: string[]; com
     if (plan.user === "root") {
       argv.push("--uid", "0", "--gid", "0");
       for (const cap of ROOT_CAPS) argv.push("--cap-add", `CAP_${cap.toUpperCase()}`);
+    } else {
+      // Named, because inside the network holder's user namespace (netns.ts) we are its root.
+      argv.push("--uid", String(identity.hostUid), "--gid", String(identity.hostGid));
     }
     return { options: argv, command: shell };
   }
   argv.push("--cap-drop", "ALL");
-  if (agentSwitched(plan, identity)) {
+  if (switched) {
     // bwrap cannot map host root to another uid without making it the owner of root's files; setpriv can.
     argv.push("--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP");
-    return { options: argv, command: [...setprivToAgent(identity.setpriv, identity.agent), ...shell] };
+    const chdir = [ENV, `--chdir=${plan.cwd}`];
+    return {
+      options: argv,
+      command: [...setprivToAgent(identity.setpriv, identity.agent), ...chdir, ...shell],
+    };
   }
   for (const cap of ROOT_CAPS) argv.push("--cap-add", `CAP_${cap.toUpperCase()}`);
   return { options: argv, command: shell };

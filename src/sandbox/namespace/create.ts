@@ -1,6 +1,7 @@
 // Builds a sandbox's scratch tree: skeleton, agent folders, the task's Dockerfile COPYs in place.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { anyPhaseHasNetwork } from "../../task/network.js";
 import { type Task, workspaceOf } from "../../task/types.js";
 import { SandboxSetupError, type SandboxSpec } from "../types.js";
 import { AGENT_HOME, isWithin, systemEntriesOf } from "./host.js";
@@ -71,7 +72,7 @@ export async function createNamespaceSandbox(
     ]);
     const warnings = [...setup.warnings, ...(await placeCopies(task, view, ownership))];
     const mounts = await mountPoints(spec, view);
-    return new NamespaceSandbox({
+    const sandbox = new NamespaceSandbox({
       spec,
       setup,
       dir: scratch.dir,
@@ -80,6 +81,9 @@ export async function createNamespaceSandbox(
       ownership,
       warnings,
     });
+    // A network that cannot be made refuses the trial now, not halfway through a phase.
+    if (spec.network || anyPhaseHasNetwork(task)) await sandbox.startNetwork();
+    return sandbox;
   } catch (err) {
     await removeTree(scratch.dir);
     if (err instanceof SandboxSetupError) throw err;

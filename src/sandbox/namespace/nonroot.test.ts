@@ -45,6 +45,15 @@ describe("namespace sandbox as a non-root user", { skip: !hostRoot && "needs roo
         assert.equal(seen.root, "0\nmine\nusr-ro\ntask-hidden\nagent\n", seen.rootErr);
         assert.equal(seen.reward, "1\n");
         assert.equal(seen.scratchGone, true);
+        if (((await fs.stat("/dev/net/tun")).mode & 0o006) === 0o006) {
+          assert.equal(seen.netError, null);
+          assert.equal(seen.netAgent, "1000\nmine\nno-host\nHTTP/1.1 200\n", seen.netAgentErr);
+          assert.equal(seen.netRoot, "0\nmine\n");
+        } else {
+          // Never the host's network instead: a refusal that names the cause and the fix.
+          assert.match(seen.netError, /\/dev\/net\/tun.*Fix: use --sandbox container, or run as root/s);
+          assert.notEqual(seen.netAgent, "1000\nmine\nno-host\nHTTP/1.1 200\n");
+        }
       } finally {
         await task.cleanup();
         await out.cleanup();

@@ -33,6 +33,7 @@ export interface ExecPlan {
 }
 
 export const BASH = "/bin/bash";
+export const ENV = "/usr/bin/env";
 export const HOSTNAME = "benchflow";
 
 /** What "root" keeps as host root: roughly Docker's default set, minus MKNOD (no device cgroup here). */

@@ -1,9 +1,11 @@
 // One namespace sandbox: a scratch tree on the host that every exec mounts as "/", with the host's
-// system folders read-only on top. Nothing runs between execs, so there is no daemon to manage.
+// system folders read-only on top. Nothing runs between execs, except, for a sandbox with network,
+// its network namespace's holder and slirp4netns (netns.ts), which stop() ends.
 import path from "node:path";
 import { workspaceOf } from "../../task/types.js";
 import type { ExecOptions, ExecResult, Sandbox, SandboxSpec } from "../types.js";
 import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
+import { type SandboxNetwork, startSandboxNetwork } from "./netns.js";
 import type { TreeView } from "./paths.js";
 import type { ExecPlan } from "./plan.js";
 import type { ToolSetup } from "./probe.js";
@@ -39,6 +41,9 @@ export class NamespaceSandbox implements Sandbox {
   readonly tool: string;
   private readonly running = new Set<Running>();
   private stopping: Promise<void> | undefined;
+  /** The network of the execs that follow (the baseline, or a phase's override). */
+  private network: boolean;
+  private ownNetwork: Promise<SandboxNetwork> | null = null;
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.dir;
@@ -47,6 +52,24 @@ export class NamespaceSandbox implements Sandbox {
     this.agentIsNonRoot = identity.hostRoot ? identity.agent !== null : true;
     this.warnings = parts.warnings;
     this.tool = parts.setup.tool;
+    this.network = parts.spec.network;
+  }
+
+  /** Network on is a namespace of the sandbox's own (netns.ts), started when first needed. */
+  startNetwork(): Promise<SandboxNetwork> {
+    if (this.ownNetwork === null) {
+      this.ownNetwork = startSandboxNetwork(this.parts.setup.identity.hostRoot);
+      this.ownNetwork.catch(() => {
+        this.ownNetwork = null;
+      });
+    }
+    return this.ownNetwork;
+  }
+
+  /** A phase's network ([agent] / [verifier] network_mode): each exec picks its namespace anyway. */
+  async setNetwork(network: boolean): Promise<void> {
+    if (network) await this.startNetwork();
+    this.network = network;
   }
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -57,13 +80,14 @@ export class NamespaceSandbox implements Sandbox {
       system: this.parts.view.system,
       fileOverrides: this.parts.fileOverrides,
       hidden: this.parts.view.hidden,
-      network: this.parts.spec.network,
+      network: this.network,
       cwd: path.posix.resolve(this.workdir, options.cwd ?? "."),
       user,
       env: this.envFor(user, options.env),
       command,
     };
     const invocation = this.parts.setup.invocationFor(plan);
+    if (plan.network) invocation.argv = [...(await this.startNetwork()).joinPrefix, ...invocation.argv];
     let entry: Running | undefined;
     const result = runContained(invocation, {
       env: { PATH: SANDBOX_PATH },
@@ -121,6 +145,7 @@ export class NamespaceSandbox implements Sandbox {
       const runs = [...this.running];
       for (const run of runs) run.kill();
       await Promise.all(runs.map((r) => r.done));
+      await this.ownNetwork?.then((n) => n.close()).catch(() => undefined);
       await removeTree(this.parts.dir);
     })();
     return this.stopping;

@@ -1,7 +1,9 @@
 // The container's network, and how the one host server (the model gateway) is reached from it.
 // Preferred: the relay (relay.ts), which works with any network mode and keeps "no network"
-// strict. Where the relay cannot run, the engine's own host access is used and the record says
-// plainly that the sandbox can then reach more than the gateway.
+// strict; network on is the engine's bridge, where 127.0.0.1 is the container's own loopback and
+// the host's loopback is out of reach (checked on Podman and Docker). Where the relay cannot run,
+// the engine's own host access is used and the record says plainly, with network on or off, that
+// the sandbox can then reach more than the gateway.
 import { existsSync } from "node:fs";
 import type { Engine } from "../engine/engine.js";
 import type { HostService } from "./relay.js";
@@ -39,7 +41,7 @@ export function planNetwork(engine: Engine, network: boolean, service: HostServi
       relay: false,
       directUrl: `http://10.0.2.2:${service.port}`,
       enforcement: network
-        ? "public"
+        ? `not_enforced: the network is on, and every service on the host's loopback is reachable too, not only the gateway (no relay: ${why})`
         : `not_enforced: the internet is blocked but every service on the host's loopback is reachable, not only the gateway (no relay: ${why})`,
     };
   }
@@ -48,7 +50,7 @@ export function planNetwork(engine: Engine, network: boolean, service: HostServi
     relay: false,
     directUrl: `http://127.0.0.1:${service.port}`,
     enforcement: network
-      ? "public"
+      ? `not_enforced: the network is on, but it is the host's own, its loopback included (no relay: ${why})`
       : `not_enforced: the sandbox shares the host's network (no relay: ${why})`,
   };
 }

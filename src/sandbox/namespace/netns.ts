@@ -1,0 +1,121 @@
+// Network on, in the namespace sandbox: a network namespace of the sandbox's own, not the host's.
+// A holder process (`unshare --net sleep infinity`) keeps the namespace alive between execs and
+// slirp4netns gives it outbound NAT with the host's loopback cut off (--disable-host-loopback), so
+// the agent reaches the outside but not the policy endpoint or any other server on the host's
+// 127.0.0.1; the gateway comes through the socket relay like with no network. Each exec joins the
+// namespace with nsenter. Both processes die with us (setpriv --pdeathsig, slirp4netns --exit-fd).
+// Without root the holder also owns a user namespace, which each exec enters first.
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { SandboxSetupError } from "../types.js";
+import { findExecutable, SANDBOX_PATH } from "./host.js";
+
+export interface SandboxNetwork {
+  /** Put in front of a tool's argv: the exec then runs inside the sandbox's network namespace. */
+  readonly joinPrefix: string[];
+  close(): Promise<void>;
+}
+
+export const NETWORK_FIX =
+  'install slirp4netns (apt-get install slirp4netns), or use --sandbox container, or give the task network_mode = "no-network"';
+
+/** Why network-on sandboxes cannot be made here, or null. */
+export async function networkUnavailableReason(): Promise<string | null> {
+  const missing = [];
+  for (const tool of ["slirp4netns", "unshare", "nsenter"])
+    if ((await findExecutable(tool)) === null) missing.push(tool);
+  return missing.length === 0 ? null : `${missing.join(", ")} not found on ${SANDBOX_PATH}`;
+}
+
+export async function startSandboxNetwork(hostRoot: boolean): Promise<SandboxNetwork> {
+  const [slirp, unshare, nsenter, setpriv] = await Promise.all([
+    findExecutable("slirp4netns"),
+    findExecutable("unshare"),
+    findExecutable("nsenter"),
+    findExecutable("setpriv"),
+  ]);
+  if (slirp === null || unshare === null || nsenter === null) {
+    throw new SandboxSetupError(
+      `the task has network, which the namespace sandbox gives through its own network namespace, but ${await networkUnavailableReason()}: ${NETWORK_FIX}`,
+    );
+  }
+  const env = { PATH: SANDBOX_PATH };
+  const holderArgv = [
+    ...(setpriv ? [setpriv, "--pdeathsig", "SIGKILL"] : []),
+    unshare,
+    ...(hostRoot ? [] : ["--user", "--map-root-user"]),
+    "--net",
+    "--",
+    "/bin/sh",
+    "-c",
+    "echo ready; exec sleep infinity",
+  ];
+  const [holderFile, ...holderArgs] = holderArgv as [string, ...string[]];
+  const holder = spawn(holderFile, holderArgs, { stdio: ["ignore", "pipe", "pipe"], env });
+  let slirpChild: ChildProcess | null = null;
+  const close = async () => {
+    for (const child of [slirpChild, holder]) {
+      if (child === null || child.exitCode !== null || child.signalCode !== null) continue;
+      child.ref(); // unref'd while idle; the exit must keep the loop alive to be seen.
+      const gone = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await gone;
+    }
+  };
+  try {
+    await firstOutput(holder, "the network namespace holder");
+    const pid = holder.pid as number;
+    const ns = (kind: string) => `/proc/${pid}/ns/${kind}`;
+    // fd 3: slirp4netns writes "1" once tap0 is configured; fd 4: it exits when our end closes.
+    const slirpProc: ChildProcess = spawn(
+      slirp,
+      [
+        "--configure",
+        "--mtu=65520",
+        "--disable-host-loopback",
+        "--ready-fd=3",
+        "--exit-fd=4",
+        ...(hostRoot ? [] : [`--userns-path=${ns("user")}`]),
+        String(pid),
+        "tap0",
+      ],
+      { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env },
+    );
+    slirpChild = slirpProc;
+    (slirpProc.stdio[4] as Writable).on("error", () => {});
+    await firstOutput(slirpProc, "slirp4netns", slirpProc.stdio[3] as Readable);
+    const joinPrefix = hostRoot
+      ? [nsenter, `--net=${ns("net")}`]
+      : [nsenter, "--preserve-credentials", `--user=${ns("user")}`, `--net=${ns("net")}`];
+    // Neither process may keep a finished run alive; they die with it anyway.
+    for (const child of [holder, slirpProc]) {
+      child.unref();
+      for (const stream of child.stdio) (stream as { unref?: () => void } | null)?.unref?.();
+    }
+    return { joinPrefix, close };
+  } catch (err) {
+    await close();
+    throw new SandboxSetupError(
+      `the namespace sandbox could not give the task its own network: ${(err as Error).message}. Fix: use --sandbox container${hostRoot ? "" : ", or run as root (or let your user open /dev/net/tun)"}, or give the task network_mode = "no-network"`,
+      { cause: err },
+    );
+  }
+}
+
+/** Resolves on the first bytes of `ready` (default stdout); rejects if the process ends first. */
+function firstOutput(child: ChildProcess, what: string, ready?: Readable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    child.stderr?.on("data", (b: Buffer) => {
+      stderr = (stderr + b.toString()).slice(-500);
+    });
+    const onExit = (code: number | null) =>
+      reject(new Error(`${what} exited (${code ?? "killed"}): ${stderr.trim() || "no message"}`));
+    child.once("error", reject);
+    child.once("exit", onExit);
+    (ready ?? child.stdout)?.once("data", () => {
+      child.off("exit", onExit);
+      resolve();
+    });
+  });
+}
