@@ -1,5 +1,6 @@
 // One trial's container: the Sandbox verbs over the engine API. Files move through the archive
-// endpoints; commands through exec; stop() removes the container and everything in it.
+// endpoints; commands through exec; stop() removes the container and everything in it (and a
+// compose trial's sidecars and network).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { ExecOptions, ExecResult, Sandbox } from "../../types.js";
@@ -24,6 +25,8 @@ export interface ContainerSandboxInit {
   networkEnforcement: string;
   warnings: string[];
   relay: Relay | null;
+  /** Removes what the trial has besides its container (a compose trial's sidecars and network). */
+  teardown?: () => Promise<void>;
   onStop: () => void;
 }
 
@@ -119,6 +122,7 @@ export class ContainerSandbox implements Sandbox {
       try {
         await this.init.relay?.close();
         await removeContainer(this.init.engine, this.id);
+        await this.init.teardown?.();
       } finally {
         this.init.onStop();
       }
