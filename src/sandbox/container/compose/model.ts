@@ -189,9 +189,9 @@ function unsupportedWhy(key: string): string {
 
 function interpolateWithContext(doc: Record<string, unknown>, ctx: ParseContext): Record<string, unknown> {
   try {
-    return interpolateTree(doc, ctx.env, ctx.shown) as Record<string, unknown>;
+    return interpolateTree(doc, ctx.env, "") as Record<string, unknown>;
   } catch (err) {
-    throw new ComposeError((err as Error).message);
+    throw new ComposeError(`${ctx.shown}: ${(err as Error).message}`);
   }
 }
 

@@ -220,7 +220,7 @@ export class ComposeRun {
     if (this.abort.signal.aborted && err === this.abort.signal.reason) return err;
     const prefix = `task ${this.init.taskName}: compose service ${name}`;
     if (err instanceof UnhealthyError) {
-      return new CategorizedError("sandbox_setup", `${prefix}: ${err.message.replace(/^service \S+ /, "")}`);
+      return new CategorizedError("sandbox_setup", `${prefix} ${err.message.replace(/^service \S+ /, "")}`);
     }
     if (err instanceof EngineError) {
       const state = await this.init.engine.client
