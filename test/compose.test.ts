@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: compose variables are the subject here
 // Tasks as their authors meant them, in containers (Podman here; DOCKER_HOST=unix:///run/docker.sock
 // for Docker): the image's ENTRYPOINT kept, and environment/docker-compose.yaml run over the engine
 // API — sidecars by service name, depends_on and healthchecks awaited, everything removed after.
