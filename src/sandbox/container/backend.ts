@@ -3,6 +3,7 @@
 // (environment/docker-compose.yaml) gets its sidecars too, on one network per trial (compose/).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import { CategorizedError, messageOf } from "../../errors.js";
 import { type Task, workspaceOf } from "../../task/types.js";
 import type { SandboxBackend, SandboxSpec } from "../types.js";
@@ -154,33 +155,42 @@ export class ContainerBackend implements SandboxBackend {
     let relay: Relay | null = null;
     let id: string | null = null;
     let agentHome = "";
-    const startMain = async () => {
-      id = await createContainer(engine, {
-        name,
-        image,
-        workdir,
-        command: setupCommand(agentUser, workdir),
-        env,
-        networkMode: compose ? compose.network : net.mode,
-        aliases: compose ? [MAIN_SERVICE] : [],
-        binds: agentImage.mounts.map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
-        cpus: task.config.sandbox.cpus,
-        memoryMb: task.config.sandbox.memoryMb,
-        labels,
-      });
-      const output = await engine.client.call("POST", `/containers/${id}/attach`, {
-        query: { stream: true, stdout: true, stderr: true },
-      });
-      await engine.client.send("POST", `/containers/${id}/start`);
-      agentHome = await awaitSetup(output, {
-        timeoutMs: (this.options.setupTimeoutSec ?? 60) * 1000,
-        entrypointOf: () => imageEntrypoint(engine, image),
-      });
-      if (net.relay && service) relay = await startRelayFor(engine, id, service);
+    let output: Readable | null = null;
+    const main = {
+      create: async () => {
+        id = await createContainer(engine, {
+          name,
+          image,
+          workdir,
+          command: setupCommand(agentUser, workdir),
+          env,
+          networkMode: compose ? compose.network : net.mode,
+          aliases: compose ? [MAIN_SERVICE] : [],
+          binds: agentImage.mounts.map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
+          cpus: task.config.sandbox.cpus,
+          memoryMb: task.config.sandbox.memoryMb,
+          labels,
+        });
+        // Attached before it starts, so none of the setup's report is missed.
+        output = await engine.client.call("POST", `/containers/${id}/attach`, {
+          query: { stream: true, stdout: true, stderr: true },
+        });
+      },
+      start: async () => {
+        await engine.client.send("POST", `/containers/${id}/start`);
+        agentHome = await awaitSetup(output as Readable, {
+          timeoutMs: (this.options.setupTimeoutSec ?? 60) * 1000,
+          entrypointOf: () => imageEntrypoint(engine, image),
+        });
+        if (net.relay && service) relay = await startRelayFor(engine, id as unknown as string, service);
+      },
     };
     try {
-      if (compose) await compose.up(startMain);
-      else await startMain();
+      if (compose) await compose.up(main);
+      else {
+        await main.create();
+        await main.start();
+      }
       const sandbox: ContainerSandbox = new ContainerSandbox({
         engine,
         id: id as unknown as string,
@@ -197,15 +207,16 @@ export class ContainerBackend implements SandboxBackend {
           ...(project?.warnings ?? []),
         ],
         relay,
-        teardown: compose ? () => compose.down() : undefined,
+        remove: compose ? () => compose.down(id) : undefined,
         onStop: () => this.live.delete(sandbox),
       });
       this.live.add(sandbox);
       return sandbox;
     } catch (err) {
+      (output as Readable | null)?.destroy();
       await (relay as Relay | null)?.close().catch(() => undefined);
-      if (id) await removeContainer(engine, id).catch(() => undefined);
-      await compose?.down().catch(() => undefined);
+      if (compose) await compose.down(id).catch(() => undefined);
+      else if (id) await removeContainer(engine, id).catch(() => undefined);
       throw err instanceof CategorizedError
         ? err
         : new CategorizedError(

@@ -1,6 +1,7 @@
 // One compose trial on the engine: its network (one per trial, labelled like its containers), the
-// sidecars, and main, each started as soon as what it depends on is met (service_started,
-// service_healthy, service_completed_successfully), so independent services start side by side.
+// sidecars, and main. Every container is created at once (creating needs no dependency), and each
+// is started as soon as what it depends on is met (service_started, service_healthy,
+// service_completed_successfully), so independent services come up side by side.
 // The trial is ready when main is set up and every service with a healthcheck is healthy (what
 // `docker compose up --wait` waits for). down() removes everything it made, network last.
 import { CategorizedError } from "../../../errors.js";
@@ -37,6 +38,12 @@ interface EngineHealth {
   StartPeriod?: number;
 }
 
+/** main's container, which the sandbox makes: created early, started when its dependencies are met. */
+export interface MainContainer {
+  create(): Promise<void>;
+  start(): Promise<void>;
+}
+
 export class ComposeRun {
   /** The network's name (what main's NetworkMode is). */
   readonly network: string;
@@ -46,15 +53,16 @@ export class ComposeRun {
   private readonly healthy = new Map<string, Promise<void>>();
   private readonly completed = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
-  private startMain: (() => Promise<void>) | null = null;
+  private readonly created = new Map<string, Promise<void>>();
+  private main: MainContainer | null = null;
 
   constructor(private readonly init: ComposeRunInit) {
     this.network = `${init.namePrefix}-net`;
   }
 
-  /** Creates the network, then starts every service (main through `startMain`) and awaits their health. */
-  async up(startMain: () => Promise<void>): Promise<void> {
-    this.startMain = startMain;
+  /** Creates the network, then every container, starts them in dependency order, awaits their health. */
+  async up(main: MainContainer): Promise<void> {
+    this.main = main;
     const { engine } = this.init;
     const created = await engine.client.json<{ Id: string }>("POST", "/networks/create", {
       json: {
@@ -67,7 +75,11 @@ export class ComposeRun {
     });
     this.networkId = created.Id;
     const all = [this.init.project.main, ...this.init.project.sidecars];
+    for (const s of all) {
+      this.created.set(s.name, s.name === MAIN_SERVICE ? main.create() : this.createSidecar(s));
+    }
     const waits = [
+      ...this.created.values(),
       ...all.map((s) => this.start(s.name)),
       ...this.init.project.sidecars.map(async (s) => {
         if ((await this.healthcheckOf(s)) !== null) await this.awaitHealthy(s.name);
@@ -85,11 +97,12 @@ export class ComposeRun {
     if (failed) throw this.abort.signal.reason ?? failed.reason;
   }
 
-  /** Removes the sidecars, then the network (main is removed by its sandbox, before this). */
-  async down(): Promise<void> {
+  /** Removes main (its id, once made) and the sidecars side by side, then the network. */
+  async down(mainId: string | null): Promise<void> {
     this.abort.abort(new Error("the sandbox is stopping"));
     const { engine } = this.init;
-    await Promise.all([...this.containers.values()].map((id) => removeContainer(engine, id)));
+    const ids = [...(mainId ? [mainId] : []), ...this.containers.values()];
+    await Promise.all(ids.map((id) => removeContainer(engine, id)));
     if (this.networkId) await removeNetwork(engine, this.networkId);
   }
 
@@ -106,9 +119,10 @@ export class ComposeRun {
       p = (async () => {
         const service = this.service(name);
         await Promise.all(service.dependsOn.map((d) => this.condition(d.service, d.condition, name)));
+        await this.created.get(name);
         this.abort.signal.throwIfAborted();
-        if (name === MAIN_SERVICE) await (this.startMain as () => Promise<void>)();
-        else await this.startSidecar(service);
+        if (name === MAIN_SERVICE) await (this.main as MainContainer).start();
+        else await this.startSidecar(name);
       })();
       this.started.set(name, p);
     }
@@ -183,7 +197,7 @@ export class ComposeRun {
     return fromEngineHealth(info.Config?.Healthcheck ?? null);
   }
 
-  private async startSidecar(service: ComposeService): Promise<void> {
+  private async createSidecar(service: ComposeService): Promise<void> {
     const { engine } = this.init;
     const exposed = Object.fromEntries(service.expose.map((p) => [/\//.test(p) ? p : `${p}/tcp`, {}]));
     const { Id } = await engine.client.json<{ Id: string }>("POST", "/containers/create", {
@@ -204,12 +218,15 @@ export class ComposeRun {
       },
     });
     this.containers.set(service.name, Id);
+  }
+
+  private async startSidecar(name: string): Promise<void> {
     try {
-      await engine.client.send("POST", `/containers/${Id}/start`);
+      await this.init.engine.client.send("POST", `/containers/${this.containers.get(name)}/start`);
     } catch (err) {
       throw new CategorizedError(
         "sandbox_setup",
-        `task ${this.init.taskName}: compose service ${service.name} did not start: ${(err as Error).message}`,
+        `task ${this.init.taskName}: compose service ${name} did not start: ${(err as Error).message}`,
         { cause: err },
       );
     }

@@ -25,8 +25,8 @@ export interface ContainerSandboxInit {
   networkEnforcement: string;
   warnings: string[];
   relay: Relay | null;
-  /** Removes what the trial has besides its container (a compose trial's sidecars and network). */
-  teardown?: () => Promise<void>;
+  /** Removes the container with what the trial has besides it (a compose trial's sidecars and network). */
+  remove?: () => Promise<void>;
   onStop: () => void;
 }
 
@@ -121,8 +121,8 @@ export class ContainerSandbox implements Sandbox {
     this.stopping ??= (async () => {
       try {
         await this.init.relay?.close();
-        await removeContainer(this.init.engine, this.id);
-        await this.init.teardown?.();
+        if (this.init.remove) await this.init.remove();
+        else await removeContainer(this.init.engine, this.id);
       } finally {
         this.init.onStop();
       }
