@@ -152,7 +152,7 @@ export function parseCompose(doc: unknown, ctx: ParseContext): ComposeProject {
         warnings.push(`${shown}: services.${name}.${key} is not applied (${unsupportedWhy(key)})`);
       }
     }
-    parsed.push(parseService(name, body, ctx, isMain));
+    parsed.push(parseService(name, body, ctx, isMain, warnings));
   }
   const names = new Set(parsed.map((s) => s.name));
   for (const s of parsed) {
@@ -216,11 +216,12 @@ function parseService(
   body: Record<string, unknown>,
   ctx: ParseContext,
   isMain: boolean,
+  warnings: string[],
 ): ComposeService {
   const at = `${ctx.shown}: services.${name}`;
   const s = emptyService(name);
   s.environment = parseEnvironment(body.environment, `${at}.environment`, ctx.env);
-  s.dependsOn = parseDependsOn(body.depends_on, `${at}.depends_on`);
+  s.dependsOn = parseDependsOn(body.depends_on, `${at}.depends_on`, warnings);
   s.expose = listOf(body.expose, `${at}.expose`).map(String);
   if (isMain) return s;
   s.image = optionalString(body.image, `${at}.image`);
@@ -297,7 +298,7 @@ function parseEnvironment(
   return out;
 }
 
-function parseDependsOn(value: unknown, at: string): ComposeService["dependsOn"] {
+function parseDependsOn(value: unknown, at: string, warnings: string[]): ComposeService["dependsOn"] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) {
     return value.map((v) => {
@@ -308,6 +309,9 @@ function parseDependsOn(value: unknown, at: string): ComposeService["dependsOn"]
   if (!isMap(value))
     throw new ComposeError(`${at}: must be a list of service names or a mapping of name to { condition }`);
   return Object.entries(value).map(([service, spec]) => {
+    for (const key of Object.keys(isMap(spec) ? spec : {})) {
+      if (key !== "condition") warnings.push(`${at}.${service}.${key} is not applied (only condition is)`);
+    }
     const condition = isMap(spec) ? (spec.condition ?? "service_started") : "service_started";
     if (
       !["service_started", "service_healthy", "service_completed_successfully"].includes(String(condition))
