@@ -180,6 +180,37 @@ describe("environment/docker-compose.yaml", () => {
     assert.deepEqual(await leftovers(engine, rolloutName), { containers: [], networks: [] });
   });
 
+  it("awaits an image's own HEALTHCHECK when the file declares none, not counting failures inside its start period", async (t) => {
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    const warming = await task({
+      name: "compose-image-health",
+      dockerfile: "FROM debian:bookworm-slim\n",
+      files: {
+        "docker-compose.yaml": `services:
+  main:
+    depends_on:
+      warm:
+        condition: service_healthy
+  warm:
+    build: ./warm
+`,
+        // Ready one second after it starts; a single failure after the start period would be fatal.
+        "warm/Dockerfile": `FROM debian:bookworm-slim
+HEALTHCHECK --interval=200ms --start-period=20s --retries=1 CMD test -f /tmp/up
+CMD ["sh", "-c", "sleep 1; touch /tmp/up; exec sleep infinity"]
+`,
+      },
+    });
+    const sandbox = await new ContainerBackend().create({
+      task: warming,
+      jobName: "compose",
+      rolloutName: `compose-image-health__${process.pid}`,
+      network: false,
+    });
+    await sandbox.stop();
+  });
+
   it("without network main still reaches its sidecars but not the outside; with network it reaches the outside too", async (t) => {
     if (!(await engineOrSkip(t))) return;
     const pair = await task({

@@ -189,12 +189,22 @@ export class ComposeRun {
   private async healthcheckOf(service: ComposeService): Promise<HealthCheck | null> {
     if (service.name === MAIN_SERVICE || service.healthcheck === "disabled") return null;
     if (service.healthcheck) return service.healthcheck;
-    const image = this.init.images.get(service.name) as string;
-    const info = await this.init.engine.client.json<{ Config?: { Healthcheck?: EngineHealth | null } }>(
+    const { engine } = this.init;
+    const image = encodeURIComponent(this.init.images.get(service.name) as string);
+    const info = await engine.client.json<{ Config?: { Healthcheck?: EngineHealth | null } }>(
       "GET",
-      `/images/${encodeURIComponent(image)}/json`,
+      `/images/${image}/json`,
     );
-    return fromEngineHealth(info.Config?.Healthcheck ?? null);
+    let health = info.Config?.Healthcheck ?? null;
+    if (!health && engine.isPodman) {
+      // Podman 4.3's compatible inspect leaves an image's HEALTHCHECK out; its own API has it.
+      const own = await engine.client.json<{ Healthcheck?: EngineHealth | null }>(
+        "GET",
+        `/v4.0.0/libpod/images/${image}/json`,
+      );
+      health = own.Healthcheck ?? null;
+    }
+    return fromEngineHealth(health);
   }
 
   private async createSidecar(service: ComposeService): Promise<void> {
