@@ -170,6 +170,8 @@ describe("bench run: verifier and agent failures", () => {
     assert.equal(byTask.get("nonzero-with-reward")?.rewards?.reward, 0.5);
     assert.equal(byTask.get("reward-range")?.rewards?.reward, -0.5);
     assert.equal(byTask.get("reward-json-wins")?.rewards?.reward, 0.25);
+    assert.equal(byTask.get("reward-json-wins")?.reward_rule, "reward_key");
+    assert.equal(byTask.get("reward-range")?.reward_rule, "reward_txt");
   });
 
   it("stops a hanging verifier at its timeout", async () => {

@@ -302,3 +302,30 @@ describe("bench tasks check", () => {
     assert.doesNotMatch(run.stdout, /problem/);
   });
 });
+
+describe("bench run: a compose task in the namespace sandbox", () => {
+  it("is refused before anything runs, naming the task and the fix", async () => {
+    const root = await tempDir("compose-ns");
+    try {
+      const task = path.join(root, "two-services");
+      const files: Record<string, string> = {
+        "task.toml": "[verifier]\ntimeout_sec = 30\n",
+        "instruction.md": "Ask the api.\n",
+        "environment/Dockerfile": "FROM debian:bookworm-slim\n",
+        "environment/docker-compose.yaml": "services:\n  api:\n    image: debian:bookworm-slim\n",
+        "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+      };
+      for (const [rel, text] of Object.entries(files)) {
+        await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
+        await fs.writeFile(path.join(task, rel), text);
+      }
+      const jobs = path.join(root, "jobs");
+      const run = await bench(["run", task, "-a", "oracle", ...NS, "--jobs-dir", jobs]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /two-services \(docker-compose\.yaml\).*--sandbox container/);
+      await assert.rejects(fs.stat(jobs), /ENOENT/);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -34,6 +34,10 @@ interface RunOptions {
   price?: { inputPerMTok: number; outputPerMTok: number };
   skillsDir?: string;
   skillMode?: SkillMode;
+  timeoutMultiplier?: number;
+  agentTimeoutMultiplier?: number;
+  verifierTimeoutMultiplier?: number;
+  environmentBuildTimeoutMultiplier?: number;
   endpointFirstByteTimeout?: number;
   endpointIdleTimeout?: number;
   endpointRetries?: number;
@@ -103,6 +107,14 @@ export function registerRunCommand(program: Command): void {
       "agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's",
     )
     .option("--skill-mode <mode>", "agent CLIs: with-skill (default) or no-skill, for an A/B run", skillMode)
+    .option(
+      "--timeout-multiplier <x>",
+      "scale every task's time limits (agent, verifier, build)",
+      parseNumber,
+    )
+    .option("--agent-timeout-multiplier <x>", "scale the agent's time limit", parseNumber)
+    .option("--verifier-timeout-multiplier <x>", "scale the verifier's time limit", parseNumber)
+    .option("--environment-build-timeout-multiplier <x>", "scale the image build's limit", parseNumber)
     .option("--dry-run", "print the plan as JSON and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
@@ -128,6 +140,12 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     exclude: opts.exclude,
     agentEnv: opts.agentEnv,
     skillsDir: opts.skillsDir ?? null,
+    timeoutMultipliers: {
+      all: opts.timeoutMultiplier ?? null,
+      agent: opts.agentTimeoutMultiplier ?? null,
+      verifier: opts.verifierTimeoutMultiplier ?? null,
+      build: opts.environmentBuildTimeoutMultiplier ?? null,
+    },
     ...(opts.skillMode ? { skillMode: opts.skillMode } : {}),
     policy: {
       baseUrl: opts.baseUrl ?? null,

@@ -16,9 +16,13 @@ export function registerTasksCommands(program: Command): void {
       for (const taskDir of dirs) {
         const report = await checkTask(taskDir);
         for (const w of report.warnings) process.stdout.write(`${report.task}: warning: ${w}\n`);
+        for (const n of report.notes) process.stdout.write(`${report.task}: note: ${n}\n`);
         for (const p of report.problems) process.stdout.write(`${report.task}: problem: ${p}\n`);
+        const heeds = report.warnings.length + report.notes.length;
         if (report.problems.length > 0) failing++;
-        else process.stdout.write(`${report.task}: ok\n`);
+        // "ok" alone only when nothing above needs reading: a bare ok hid compose files and unused Dockerfiles.
+        else if (heeds === 0) process.stdout.write(`${report.task}: ok\n`);
+        else process.stdout.write(`${report.task}: ok, with ${heeds} note(s) and warning(s) above\n`);
       }
       if (failing > 0) {
         process.stderr.write(`${failing} of ${dirs.length} task(s) have problems\n`);

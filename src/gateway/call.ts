@@ -39,6 +39,7 @@ export async function handleCall(
   exchange: { req: IncomingMessage; res: ServerResponse; raw: Buffer | null; startedAt: number },
 ): Promise<void> {
   const { req, res, raw, startedAt } = exchange;
+  const step = trial.step;
   const requestTimestamp = new Date(Date.now() - (performance.now() - startedAt)).toISOString();
   const { upstream } = core.options;
   const capture = core.plan.enabled
@@ -126,6 +127,7 @@ export async function handleCall(
   };
   if (capture) metadata.token_capture = capture.build() as TokenCaptureBlock;
   if (error) metadata.error = error.message;
+  if (step !== null) metadata.step = step;
   trial.finish(
     line.build({
       request: {

@@ -85,6 +85,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         endedBy: endedBy && { ...endedBy },
       };
     },
+    setStep(trialName, step) {
+      const trial = trials.named(trialName);
+      if (trial) trial.step = step;
+    },
     async removeTrial(trialName) {
       await trials.remove(trialName)?.close();
     },

@@ -40,6 +40,8 @@ export class GatewayTrial {
   /** Aborted when the gateway ends the rollout; the trial stops the agent on it. */
   readonly ended = new AbortController();
   revoked = false;
+  /** The step of a multi-step rollout now running; a call is tagged with the step it began in. */
+  step: string | null = null;
   private inflight = 0;
   private idle: (() => void) | null = null;
   private closing: Promise<void> | null = null;

@@ -87,6 +87,8 @@ export interface Gateway {
   addTrial(trialName: string, opts: { trajectoryFile: string }): { apiKey: string; ended: AbortSignal };
   /** What the gateway saw of the trial's calls. */
   witness(trialName: string): ModelWitness;
+  /** A multi-step rollout's step began: the lines of calls made from now on carry `metadata.step`. */
+  setStep(trialName: string, step: string): void;
   /** Revokes the credential at once; resolves when the trial's in-flight calls are recorded and its file is closed. */
   removeTrial(trialName: string): Promise<void>;
   usage(trialName: string): TrialUsage;

@@ -25,6 +25,7 @@ export async function openModelAccess(policy: ResolvedPolicy, model: string): Pr
         hostService: { port: Number(new URL(gateway.url).port) },
         modelWitness: () => gateway.witness(rolloutName),
         modelEnded: ended,
+        stepStarted: (step) => gateway.setStep(rolloutName, step),
         finalize: async (result) => withUsage(gateway, rolloutName, result),
       };
     },

@@ -12,6 +12,7 @@ import type { SandboxBackend } from "../sandbox/types.js";
 import { EvaluationPlan } from "../schemas/result.js";
 import { taskDigest } from "../task/digest.js";
 import { discoverTasks } from "../task/discover.js";
+import { composeFileOf } from "../task/intent.js";
 import { loadTasks } from "../task/load.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
@@ -19,6 +20,7 @@ import { ensureWritableDir } from "./jobs-dir.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
+import { resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
 
 export interface EvaluationSettings {
   /** A task folder, or a folder of tasks. */
@@ -54,6 +56,8 @@ export interface EvaluationSettings {
   skillMode?: SkillMode;
   /** Agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's own. */
   skillsDir?: string | null;
+  /** Harbor's timeout multipliers: the task's limits scaled for this run. */
+  timeoutMultipliers?: TimeoutMultipliers;
 }
 
 export interface PlannedJob {
@@ -122,11 +126,15 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const tasksPath = path.resolve(s.tasks);
   const dirs = await discoverTasks(tasksPath, { include: s.include, exclude: s.exclude });
   // Every broken task is refused together, before anything runs or is written.
-  const loaded = await loadTasks(dirs);
+  const multipliers = resolveMultipliers(s.timeoutMultipliers);
+  const loaded = (await loadTasks(dirs)).map((t) => (multipliers ? scaleTimeouts(t, multipliers) : t));
   const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
-  if (backend.kind === "namespace") warnings.push(...runStepWarnings(tasks));
+  if (backend.kind === "namespace") {
+    await refuseComposeTasks(tasks, reason);
+    warnings.push(...runStepWarnings(tasks));
+  }
   const jobsDir = path.resolve(s.jobsDir ?? "jobs");
   const agentDir = path.join(jobsDir, agent.name);
   const jobName = s.jobName ?? (await freshJobName(agentDir, trials));
@@ -158,6 +166,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     concurrency,
     trials,
     policy: policy?.record ?? null,
+    ...(multipliers ? { timeout_multipliers: multipliers } : {}),
     ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
     ...s.recordSettings,
   };
@@ -183,6 +192,19 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
 export async function prepareJobsDir(plan: PlannedEvaluation): Promise<void> {
   await ensureWritableDir(plan.jobsDir);
   for (const job of plan.jobs) await ensureWritableDir(job.jobDir);
+}
+
+/** Sidecars need containers: a compose task cannot run in the namespace sandbox, so say so before anything runs. */
+async function refuseComposeTasks(tasks: JobTask[], reason: string): Promise<void> {
+  const found: string[] = [];
+  for (const { task } of tasks) {
+    const file = await composeFileOf(task.environmentDir);
+    if (file) found.push(`${task.name} (${path.basename(file)})`);
+  }
+  if (found.length === 0) return;
+  throw new UserInputError(
+    `${found.length} task(s) have several containers, which only --sandbox container runs: ${found.join(", ")}. The run picked the namespace sandbox (${reason}); start Docker or Podman (scripts/setup-podman.sh) and use --sandbox container, or leave these tasks out with --exclude`,
+  );
 }
 
 function runStepWarnings(tasks: JobTask[]): string[] {

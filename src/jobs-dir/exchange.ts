@@ -59,6 +59,12 @@ export function callPurposeOf(ex: Exchange): string {
   return typeof p === "string" && p !== "" ? p : "agent";
 }
 
+/** The step of a multi-step task the call was made in (metadata.step), or null. */
+export function stepOf(ex: Exchange): string | null {
+  const s = ex.metadata.step;
+  return typeof s === "string" && s !== "" ? s : null;
+}
+
 export function policyVersionOf(ex: Exchange): string | null {
   const v = ex.metadata.policy_version;
   if (typeof v === "string") return v;

@@ -7,6 +7,36 @@ import { z } from "zod";
 import { AgentErrorCategory, VerifierErrorCategory } from "./outcome.js";
 
 export const Rewards = z.object({ reward: z.number() }).catchall(z.unknown());
+/** What we write: every key of the task's reward.json, each a finite number, and the scalar `reward`. */
+export const WrittenRewards = z.object({ reward: z.number() }).catchall(z.number());
+
+/** Which rule made the scalar `reward` (verifier/reward.ts; the two multi-step ones in trial/steps.ts). */
+export const RewardRule = z.enum([
+  "reward_key",
+  "reward_txt",
+  "aggregate",
+  "mean_of_keys",
+  "multi_step_mean",
+  "multi_step_final",
+]);
+
+/** One step of a multi-step rollout (Harbor's `step_results` entry, in our words). */
+export const WrittenStepResult = z.strictObject({
+  step_name: z.string(),
+  rewards: WrittenRewards.nullable(),
+  reward_rule: RewardRule.nullable(),
+  error: z.string().nullable(),
+  error_category: AgentErrorCategory.nullable(),
+  verifier_error: z.string().nullable(),
+  verifier_error_category: VerifierErrorCategory.nullable(),
+  test_last_line: z.string().nullable(),
+  /** Set on the step after which the rollout stopped early, and why. */
+  stopped_after: z.string().nullable(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  timing: z.strictObject({ setup: z.number(), agent_execution: z.number(), verifier: z.number() }).partial(),
+});
+export type WrittenStepResult = z.infer<typeof WrittenStepResult>;
 
 export const TimingInfo = z
   .object({
@@ -108,8 +138,12 @@ export const WrittenTrialResult = z
     agent: z.string(),
     agent_name: z.string(),
     model: z.string().nullable(),
-    /** The verifier's rewards (reward.json may carry more keys: the task's, not ours). */
-    rewards: Rewards.nullable(),
+    /** Every key of the task's reward.json and the scalar `reward`; a multi-step task adds one key per step. */
+    rewards: WrittenRewards.nullable(),
+    /** Which rule made `rewards.reward`; null when unscored. */
+    reward_rule: RewardRule.nullable(),
+    /** Only for a multi-step task: its steps in the order they ran. */
+    step_results: z.array(WrittenStepResult).optional(),
     n_tool_calls: z.number().int(),
     n_skill_invocations: z.number().int().optional(),
     n_prompts: z.number().int(),

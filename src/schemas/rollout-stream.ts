@@ -63,6 +63,11 @@ export const StreamRecord = z
     group_id: z.string(),
     group: z.record(z.string(), z.string().nullable()).describe("the --group-by key values"),
     reward: z.number().nullable().describe("null when unscored; never read it as 0"),
+    rewards: z
+      .record(z.string(), z.number())
+      .nullable()
+      .optional()
+      .describe("every key of result.json rewards (the task's reward.json keys; a multi-step task's steps)"),
     scored: z.boolean(),
     outcome: z.string().nullable().describe("the outcome category (timeout, provider_error, ...) or null"),
     score_outcome: z.enum(["passed", "failed", "errored", "verifier_errored"]).nullable(),

@@ -30,6 +30,11 @@ export const GroupMember = z.object({
   rollout_dir: z.string(),
   job: z.string(),
   reward: z.number().nullable(),
+  rewards: z
+    .record(z.string(), z.number())
+    .nullable()
+    .optional()
+    .describe("every key of result.json rewards (the task's reward.json keys; a multi-step task's steps)"),
   advantage: z.number().nullable(),
   outcome: z.string().nullable(),
   error: z.string().nullable(),

@@ -86,6 +86,11 @@ const RowSource = {
   rollout: z.string(),
   job: z.string(),
   reward: z.number().nullable(),
+  rewards: z
+    .record(z.string(), z.number())
+    .nullable()
+    .optional()
+    .describe("every key of result.json rewards (the task's reward.json keys; a multi-step task's steps)"),
   agent: z.string().nullable(),
   model: z.string().nullable(),
   source_path: z.string(),
@@ -99,6 +104,7 @@ export const PrimeSftRow = z
     task_name: z.string(),
     source: z.literal("benchflow-llm-trajectory"),
     exchange_index: z.number().int(),
+    step: z.string().optional().describe("exchange mode, multi-step task: the step this call was made in"),
     score: z.number().nullable(),
     token_usage: z.record(z.string(), z.unknown()).optional(),
     ...RowSource,
@@ -117,6 +123,7 @@ export const TrlSftRow = z
     tools: z.array(ToolDef),
     task_id: z.string(),
     exchange_index: z.number().int(),
+    step: z.string().optional().describe("exchange mode, multi-step task: the step this call was made in"),
     call_purpose: z.string(),
     source: z.literal("benchflow-llm-trajectory"),
     token_usage: z.record(z.string(), z.unknown()).optional(),

@@ -86,6 +86,7 @@ export const TrajectoryLine = z
       }),
       token_capture: TokenCaptureBlock.optional(),
       error: z.string().optional(),
+      step: z.string().optional().describe("the step of a multi-step task this call was made in"),
     }),
   })
   .meta({ title: "benchflow llm_trajectory.jsonl line" });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { checkTask } from "./check.js";
@@ -14,7 +15,7 @@ describe("checkTask", () => {
   it("lists every problem of a task at once", async () => {
     const dir = await writeTask(root, "broken", {
       "task.toml":
-        '[verifier]\ntimout_sec = 5\n[agent]\ntimeout_sec = "soon"\n[environment]\nhealthcheck = { command = "true" }\n',
+        '[verifier]\ntimout_sec = 5\n[agent]\ntimeout_sec = "soon"\n[environment]\ngpu_types = ["a100"]\n',
       "instruction.md": "\n",
       "tests/test.sh": "  \n",
       "solution/README.md": "no solve.sh here",
@@ -31,9 +32,7 @@ describe("checkTask", () => {
     ];
     assert.equal(report.problems.length, expected.length, report.problems.join("\n"));
     for (const [i, re] of expected.entries()) assert.match(report.problems[i] ?? "", re);
-    assert.ok(
-      report.warnings.some((w) => w.includes("environment.healthcheck is accepted but not acted on")),
-    );
+    assert.ok(report.warnings.some((w) => w.includes("environment.gpu_types is accepted but not acted on")));
   });
 
   it("reports a missing Dockerfile, a missing verifier and a malformed config together", async () => {
@@ -61,7 +60,7 @@ describe("checkTask", () => {
 
   it("passes a clean task and an executable bit is not required", async () => {
     const report = await checkTask(await writeTask(root, "clean", MINIMAL_SPLIT_TASK));
-    assert.deepEqual(report, { task: "clean", problems: [], warnings: [] });
+    assert.deepEqual(report, { task: "clean", problems: [], warnings: [], notes: [] });
   });
 
   it("reports the fixture tasks that are broken on purpose", async () => {
@@ -76,5 +75,47 @@ describe("checkTask", () => {
       assert.equal(problems.length, 1, `${name}: ${problems.join("\n")}`);
       assert.ok(problems[0]?.includes(fragment), `${name}: ${problems[0]}`);
     }
+  });
+
+  it("notes what a run does that the files alone do not say", async () => {
+    const dir = await writeTask(root, "intent", {
+      ...MINIMAL_SPLIT_TASK,
+      "task.toml": [
+        "[environment]",
+        'docker_image = "example/prebuilt:1"',
+        "[[environment.mcp_servers]]",
+        'name = "docs"',
+        'transport = "streamable-http"',
+        'url = "http://docs:8000/mcp"',
+        "[[steps]]",
+        'name = "one"',
+        "[[steps]]",
+        'name = "two"',
+        "",
+      ].join("\n"),
+      "environment/docker-compose.yaml":
+        "services:\n  main:\n    depends_on:\n      docs:\n        condition: service_healthy\n  docs:\n    build: ./docs\n",
+      "steps/one/instruction.md": "First.\n",
+      "steps/one/tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+      "steps/two/instruction.md": "Second.\n",
+      "steps/two/tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    });
+    await fs.rm(path.join(dir, "solution"), { recursive: true });
+    const { notes, problems } = await checkTask(dir);
+    assert.equal(problems.length, 2, problems.join("\n"));
+    assert.ok(problems.every((p) => p.includes("no solution/solve.sh to fall back on")));
+    const all = notes.join("\n");
+    assert.match(
+      all,
+      /docker-compose\.yaml: 2 service\(s\) \(main, docs\); the agent runs in "main", which waits for docs \(healthy\)/,
+    );
+    assert.match(all, /2 steps \(one, two\) in one sandbox/);
+    assert.match(all, /MCP servers docs \(streamable-http: http:\/\/docs:8000\/mcp\)/);
+    assert.match(all, /docker_image "example\/prebuilt:1" is set, so .*Dockerfile is not used/);
+    assert.match(all, /no solution \(solution\/solve\.sh\)/);
+    assert.ok(
+      problems.some((p) => p.includes("solve.sh: missing")),
+      problems.join("\n"),
+    );
   });
 });

@@ -1,14 +1,26 @@
-// Reports every problem of a task at once, for authors fixing a task before any rollout runs.
+// Reports every problem of a task at once, for authors fixing a task before any rollout runs, and
+// notes on what a run will do that the task's files alone do not say (see intent.ts).
 import path from "node:path";
 import { inspectTask } from "./inspect.js";
+import { runNotes } from "./intent.js";
+import { readTaskSource } from "./source.js";
 
 export interface TaskCheck {
   task: string;
   problems: string[];
   warnings: string[];
+  /** How a run treats the task where that differs from, or adds to, what its files say. */
+  notes: string[];
 }
 
 export async function checkTask(dir: string): Promise<TaskCheck> {
-  const { problems, checkProblems, warnings } = await inspectTask(dir);
-  return { task: path.basename(path.resolve(dir)), problems: [...problems, ...checkProblems], warnings };
+  const { task, problems, checkProblems, warnings } = await inspectTask(dir);
+  const raw = task ? ((await readTaskSource(task.dir))?.raw ?? {}) : {};
+  const notes = task ? await runNotes(task, raw) : [];
+  return {
+    task: path.basename(path.resolve(dir)),
+    problems: [...problems, ...checkProblems],
+    warnings,
+    notes,
+  };
 }

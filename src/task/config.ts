@@ -1,7 +1,11 @@
 // Turns a parsed task.toml / task.md frontmatter into TaskConfig: aliases resolved, defaults filled,
 // and every wrong value reported with its field and the fix (collected, not thrown).
+import { readArtifacts } from "./artifacts.js";
 import { FieldReader } from "./config-reader.js";
+import { readHealthcheck } from "./healthcheck.js";
 import { isTable } from "./keys.js";
+import { readSetupCommands } from "./setup-commands.js";
+import { readSteps } from "./steps-config.js";
 import type { TaskConfig } from "./types.js";
 
 export interface ConfigResult {
@@ -45,6 +49,7 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
       timeoutSec: r.seconds(agent.timeout_sec, "agent.timeout_sec", null),
       user: r.user(agent.user, "agent.user"),
       networkMode: r.networkMode(agent.network_mode, "agent.network_mode"),
+      promptPrefix: r.text(agent.prompt_prefix, "agent.prompt_prefix"),
     },
     verifier: {
       timeoutSec: r.seconds(verifier.timeout_sec, "verifier.timeout_sec", 600) ?? 600,
@@ -66,12 +71,18 @@ export function normaliseConfig(raw: Record<string, unknown>, file: string): Con
         image !== undefined ? "image" : `${s}.docker_image`,
       ),
       buildTimeoutSec: r.seconds(sandbox.table.build_timeout_sec, `${s}.build_timeout_sec`, 600) ?? 600,
+      healthcheck: readHealthcheck(r, sandbox.table.healthcheck, `${s}.healthcheck`),
+      setupCommands: readSetupCommands(r, sandbox.table.setup_commands, `${s}.setup_commands`),
     },
     oracle: {
       env: r.env(oracle.table.env, `${oracle.name}.env`),
       timeoutSec: r.seconds(oracle.table.timeout_sec, `${oracle.name}.timeout_sec`, null),
     },
+    artifacts: readArtifacts(r, raw.artifacts),
     metadata: isTable(raw.metadata) ? { ...raw.metadata } : r.metadata(raw.metadata),
+    steps: [],
+    multiStepRewardStrategy: "mean",
   };
+  Object.assign(config, readSteps(r, raw, config));
   return { config, problems: r.problems, warnings: r.warnings };
 }

@@ -19,11 +19,23 @@ describe("example tasks", () => {
       all.map((d) => path.basename(d)).filter((n) => namespaceReady.includes(n)),
       namespaceReady,
     );
-    for (const dir of all)
-      assert.deepEqual(await checkTask(dir), { task: path.basename(dir), problems: [], warnings: [] });
+    for (const dir of all) {
+      const { problems, warnings, notes } = await checkTask(dir);
+      assert.deepEqual({ problems, warnings }, { problems: [], warnings: [] }, dir);
+      // The only note an example may carry: its RUN steps need --sandbox container.
+      assert.ok(
+        notes.every((n) => n.includes("RUN step(s)")),
+        notes.join("\n"),
+      );
+    }
     const dirs = all.filter((d) => namespaceReady.includes(path.basename(d)));
     for (const dir of dirs) {
-      assert.deepEqual(await checkTask(dir), { task: path.basename(dir), problems: [], warnings: [] });
+      assert.deepEqual(await checkTask(dir), {
+        task: path.basename(dir),
+        problems: [],
+        warnings: [],
+        notes: [],
+      });
       const task = await loadTask(dir);
       assert.equal(task.dockerfile?.baseImage, "debian:bookworm-slim");
       assert.deepEqual(task.dockerfile?.runSteps, [], `${task.name} must work without an image build`);
@@ -60,7 +72,7 @@ describe("fixture tasks", () => {
   it("load with short timeouts, except the ones broken on purpose", async () => {
     // skill-* fixtures drive real agent CLIs, which need more than a few seconds.
     const dirs = await discoverTasks(FIXTURES, { exclude: [...BROKEN_FIXTURES, "skill-*"] });
-    assert.equal(dirs.length, 13);
+    assert.equal(dirs.length, 15);
     for (const dir of dirs) {
       const task = await loadTask(dir);
       assert.ok((task.config.agent.timeoutSec ?? Number.POSITIVE_INFINITY) <= 10, task.name);

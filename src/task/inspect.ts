@@ -5,8 +5,9 @@ import path from "node:path";
 import { normaliseConfig } from "./config.js";
 import { listTaskFiles } from "./digest.js";
 import { readDockerfile } from "./dockerfile.js";
+import { inspectSteps } from "./inspect-steps.js";
 import { checkKeys } from "./keys.js";
-import { displayPath, readTaskSource } from "./source.js";
+import { displayPath, hasSteps, readTaskSource } from "./source.js";
 import type { DockerfileSpec, Task } from "./types.js";
 
 export interface TaskInspection {
@@ -51,7 +52,14 @@ export async function inspectTask(dirArg: string): Promise<TaskInspection> {
   const normalised = normaliseConfig(source.raw ?? {}, source.configFile);
   out.problems.push(...keys.refusals, ...normalised.problems);
   out.warnings.push(...keys.warnings, ...normalised.warnings);
-  if (source.instruction !== null && source.instruction.trim() === "") {
+  const multiStep = hasSteps(source.raw);
+  if (multiStep && source.layout === "native") {
+    // Upstream refuses multi-step tasks; Harbor's layout is the one that has them.
+    out.problems.push(
+      `${source.configFile}: steps is not supported in the task.md layout (upstream BenchFlow refuses multi-step tasks); write the task in Harbor's layout: task.toml with [[steps]] and steps/<name>/instruction.md, tests/test.sh`,
+    );
+  }
+  if (!multiStep && source.instruction !== null && source.instruction.trim() === "") {
     const where =
       source.layout === "native" ? `${source.configFile}: the body (the prompt)` : "instruction.md";
     out.problems.push(`${where} is empty; write the instruction the agent gets`);
@@ -60,9 +68,21 @@ export async function inspectTask(dirArg: string): Promise<TaskInspection> {
   const environmentDir = path.join(dir, "environment");
   const dockerfile = await inspectEnvironment(environmentDir, out);
   const verifier = await pickFolder(dir, ["verifier", "/verifier"], ["tests", "/tests"]);
-  await inspectVerifier(verifier, out);
   const oracle = await pickFolder(dir, ["oracle", "/oracle"], ["solution", "/solution"]);
-  const solveScript = await inspectOracle(oracle, out);
+  let solveScript: string | null = null;
+  const steps =
+    multiStep && source.layout === "split" ? await inspectSteps(dir, normalised.config.steps ?? []) : null;
+  if (steps) {
+    // Each step has its own tests and solution; the top-level folders are shared fallbacks.
+    out.problems.push(...steps.problems);
+    out.checkProblems.push(...steps.checkProblems);
+    out.warnings.push(...steps.warnings);
+    if (oracle.exists && oracle.isDir)
+      solveScript = await inspectOracle(oracle, { ...out, checkProblems: [], warnings: [] });
+  } else {
+    await inspectVerifier(verifier, out);
+    solveScript = await inspectOracle(oracle, out);
+  }
 
   const { symlinks } = await listTaskFiles(dir);
   if (symlinks.length > 0) {
@@ -84,6 +104,7 @@ export async function inspectTask(dirArg: string): Promise<TaskInspection> {
     solutionDir: oracle.exists ? oracle.path : null,
     solutionMount: oracle.mount as Task["solutionMount"],
     solveScript,
+    steps: steps?.steps ?? [],
     warnings: [...new Set(out.warnings)],
   };
   out.warnings = out.task.warnings;

@@ -127,6 +127,7 @@ setup_commands = [{ command = "x" }]
 healthcheck = { command = "true" }
 [[steps]]
 name = "a"
+healthcheck = { command = "true" }
 `);
     assert.deepEqual(refusals, []);
     const named = warnings.map((w) => /: (\S+) is accepted but not acted on/.exec(w)?.[1]);
@@ -134,9 +135,7 @@ name = "a"
       "verifier.pytest_plugins",
       "verifier.judge",
       "environment.gpus",
-      "environment.setup_commands",
-      "environment.healthcheck",
-      "steps",
+      "steps[0].healthcheck",
     ]);
   });
 

@@ -50,16 +50,11 @@ const isEmpty = (v: unknown) =>
 /** Known keys we accept but do not act on yet; the predicate says when the value changes nothing. */
 const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   reward: isEmpty,
-  artifacts: isEmpty,
-  steps: isEmpty,
-  multi_step_reward_strategy: isEmpty,
-  multi_step_reward_mode: isEmpty,
   agents: isEmpty,
   scenes: isEmpty,
   user: isEmpty,
   profile: isEmpty,
   "agent.allowed_hosts": isEmpty,
-  "agent.prompt_prefix": isEmpty,
   "verifier.network_mode": isEmpty,
   "verifier.allowed_hosts": isEmpty,
   "verifier.sandbox_mode": (v) => isEmpty(v) || v === "shared",
@@ -79,8 +74,18 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   "sandbox.mcp_servers": isEmpty,
   "sandbox.tpu": (v) => isEmpty(v) || v === false,
   "sandbox.skills_dir": isEmpty,
-  "sandbox.healthcheck": isEmpty,
-  "sandbox.setup_commands": isEmpty,
+  "steps[].instruction": isEmpty,
+  "steps[].healthcheck": isEmpty,
+  "steps[].artifacts": isEmpty,
+  "steps[].setup_commands": isEmpty,
+  "steps[].agent.user": isEmpty,
+  "steps[].agent.network_mode": isEmpty,
+  "steps[].agent.allowed_hosts": isEmpty,
+  "steps[].agent.prompt_prefix": isEmpty,
+  "steps[].verifier.user": isEmpty,
+  "steps[].verifier.environment_mode": (v) => isEmpty(v) || v === "shared",
+  "steps[].verifier.environment": isEmpty,
+  "steps[].verifier.reward_range": isEmpty,
 };
 
 export function isTable(v: unknown): v is Record<string, unknown> {

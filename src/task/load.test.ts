@@ -81,7 +81,7 @@ describe("loadTask", () => {
     const dir = await writeTask(root, "defaults", { ...MINIMAL_SPLIT_TASK, "task.toml": "" });
     const { config, dockerfile, environmentDir } = await loadTask(dir);
     assert.deepEqual(config, {
-      agent: { timeoutSec: null, user: null, networkMode: null },
+      agent: { timeoutSec: null, user: null, networkMode: null, promptPrefix: null },
       verifier: { timeoutSec: 600, env: {}, user: null, rewardRange: [0, 1] },
       sandbox: {
         networkMode: "no-network",
@@ -94,9 +94,14 @@ describe("loadTask", () => {
         gpus: 0,
         dockerImage: null,
         buildTimeoutSec: 600,
+        healthcheck: null,
+        setupCommands: [],
       },
       oracle: { env: {}, timeoutSec: null },
+      artifacts: [],
       metadata: {},
+      steps: [],
+      multiStepRewardStrategy: "mean",
     });
     assert.equal(environmentDir, path.join(dir, "environment"));
     assert.equal(dockerfile?.workdir, "/app");

@@ -49,12 +49,18 @@ export async function readTaskSource(dir: string): Promise<TaskSource | null> {
   } else {
     source.raw = parseTomlConfig(toml, configFile, source.problems);
   }
-  if (instruction === null) {
+  // A multi-step task gives each step its own instruction.md (steps/<name>/); the top-level one is unused.
+  if (instruction === null && !hasSteps(source.raw)) {
     source.problems.push(
       `${displayPath(path.join(dir, "instruction.md"))}: missing; write the prompt there (or use task.md)`,
     );
   }
   return source;
+}
+
+/** Whether a parsed config declares `steps` (a multi-step task). */
+export function hasSteps(raw: Record<string, unknown> | null): boolean {
+  return raw !== null && raw.steps !== undefined && !(Array.isArray(raw.steps) && raw.steps.length === 0);
 }
 
 function parseTomlConfig(text: string, file: string, problems: string[]): Record<string, unknown> | null {

@@ -1,6 +1,10 @@
 // What a loaded task looks like to the rest of the program. Both layouts (native task.md and the
 // Harbor split layout) load into this one shape; nothing downstream knows which layout it was.
 
+import type { ArtifactSpec } from "./artifacts.js";
+import type { TaskHealthcheck } from "./healthcheck.js";
+import type { SetupCommand } from "./setup-commands.js";
+
 export type TaskLayout = "native" | "split";
 export type NetworkMode = "no-network" | "public" | "allowlist";
 
@@ -31,6 +35,8 @@ export interface TaskConfig {
     timeoutSec: number | null;
     user: string | null;
     networkMode: NetworkMode | null;
+    /** Upstream's prompt_prefix: put before every prompt the agent gets. */
+    promptPrefix: string | null;
   };
   verifier: {
     timeoutSec: number;
@@ -50,13 +56,47 @@ export interface TaskConfig {
     gpus: number;
     dockerImage: string | null;
     buildTimeoutSec: number;
+    /** Run after the sandbox starts, before the agent is set up; null when the task has none. */
+    healthcheck: TaskHealthcheck | null;
+    /** Run after the healthcheck, before the agent is set up. */
+    setupCommands: SetupCommand[];
   };
   oracle: {
     env: Record<string, string>;
     timeoutSec: number | null;
   };
+  /** Harbor's `artifacts`: sandbox paths kept in the rollout's artifacts/ after the agent. */
+  artifacts: ArtifactSpec[];
   /** Free-form metadata (difficulty, category, tags, ...). */
   metadata: Record<string, unknown>;
+  /** `[[steps]]` of a multi-step task (Harbor layout), in order; empty or absent for a one-step task. */
+  steps?: StepConfig[];
+  /** `multi_step_reward_strategy`: how the steps' rewards make the rollout's (Harbor's default mean). */
+  multiStepRewardStrategy?: "mean" | "final";
+}
+
+/** One `[[steps]]` entry of task.toml, defaults applied as Harbor's code applies them. */
+export interface StepConfig {
+  name: string;
+  /** `[steps.agent].timeout_sec`, else `[agent].timeout_sec`. */
+  agentTimeoutSec: number | null;
+  /** `[steps.verifier].timeout_sec`, else 600 (Harbor's StepConfig default, not the task's value). */
+  verifierTimeoutSec: number;
+  /** `[verifier].env` overlaid by `[steps.verifier].env`. */
+  verifierEnv: Record<string, string>;
+  /** A number gates the step's `reward`; a table gates each key; a missing key counts as -inf. */
+  minReward: number | Record<string, number> | null;
+}
+
+/** A step with its files resolved: steps/<name>/{instruction.md, tests/, solution/, workdir/}. */
+export interface TaskStep extends StepConfig {
+  instruction: string;
+  /** Folders uploaded to the verifier mount in order: the shared tests/ (if any), then the step's. */
+  testsDirs: string[];
+  solutionDir: string | null;
+  solveScript: string | null;
+  /** steps/<name>/workdir/: its contents are uploaded into the workdir before the step. */
+  workdirDir: string | null;
 }
 
 export interface Task {
@@ -81,6 +121,8 @@ export interface Task {
   solutionMount: "/oracle" | "/solution";
   /** The entry script inside solutionDir, e.g. "solve.sh". */
   solveScript: string | null;
+  /** The steps of a multi-step task, files resolved; empty for a one-step task. */
+  steps?: TaskStep[];
   /** Things the loader accepted but wants the user to know (keys we do not act on yet, RUN steps, ...). */
   warnings: string[];
 }
@@ -88,4 +130,9 @@ export interface Task {
 /** Where the task's files sit in the sandbox; the workspace is the task's workdir or /app. */
 export function workspaceOf(task: Task): string {
   return task.config.sandbox.workdir ?? task.dockerfile?.workdir ?? "/app";
+}
+
+/** The prompt the agent gets for an instruction: upstream's prompt_prefix first. */
+export function promptOf(task: Task, instruction: string = task.instruction): string {
+  return `${task.config.agent.promptPrefix ?? ""}${instruction}`;
 }

@@ -6,6 +6,7 @@ import { ACP_TRAJECTORY, CONFIG, PROMPTS, RESULT, TIMING, TRAJECTORY_DIR } from 
 import { type AgentErrorCategory, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
 import type { TrialResult, WrittenTiming, WrittenTrialResult } from "../schemas/result.js";
 import type { WrittenTrialConfig } from "../schemas/trial-config.js";
+import { promptOf } from "../task/types.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import type { RolloutState } from "./run.js";
 import type { TrialPlan } from "./types.js";
@@ -23,7 +24,7 @@ export async function finishTrial(
   await Promise.all([
     ...(state.sandboxDetails ? [writeConfig(plan, rolloutDir, startedAt, state.sandboxDetails)] : []),
     writeJsonAtomic(path.join(rolloutDir, TIMING), state.timing),
-    writeJsonAtomic(path.join(rolloutDir, PROMPTS), [plan.task.instruction]),
+    writeJsonAtomic(path.join(rolloutDir, PROMPTS), state.prompts ?? [promptOf(plan.task)]),
     writeFileAtomic(path.join(rolloutDir, ACP_TRAJECTORY), trajectory ? `${trajectory}\n` : ""),
   ]);
   await writeJsonAtomic(path.join(rolloutDir, RESULT), result, { durable: true });
@@ -36,6 +37,7 @@ export function resultOf(plan: TrialPlan, state: RolloutState, startedAt: Date):
   const errorCategory = (state.error?.category ?? null) as AgentErrorCategory | null;
   const verifierErrorCategory = v?.error?.category ?? null;
   const nToolCalls = state.agentResult?.nToolCalls ?? 0;
+  const nPrompts = state.prompts?.length ?? 1;
   return {
     task_name: plan.task.name,
     rollout_name: plan.rolloutName,
@@ -43,12 +45,14 @@ export function resultOf(plan: TrialPlan, state: RolloutState, startedAt: Date):
     agent_name: plan.agent.name,
     model: plan.model,
     rewards: v?.rewards ?? null,
+    reward_rule: v?.rewards ? v.rule : null,
+    ...(state.stepResults ? { step_results: state.stepResults } : {}),
     n_tool_calls: nToolCalls,
     ...(state.agentResult?.nSkillInvocations !== undefined
       ? { n_skill_invocations: state.agentResult.nSkillInvocations }
       : {}),
-    n_prompts: 1,
-    agent_result: { n_tool_calls: nToolCalls, n_prompts: 1 },
+    n_prompts: nPrompts,
+    agent_result: { n_tool_calls: nToolCalls, n_prompts: nPrompts },
     error: state.error?.message ?? null,
     error_category: errorCategory,
     verifier_error: v?.error?.message ?? null,

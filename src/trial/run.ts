@@ -7,10 +7,14 @@ import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } f
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
-import type { TimingInfo, TrialResult } from "../schemas/result.js";
+import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/result.js";
+import { promptOf } from "../task/types.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { collectArtifacts } from "./artifacts.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
+import { readyEnvironment } from "./ready.js";
 import { finishTrial, writeConfig } from "./record.js";
+import { runSteps, stepView } from "./steps.js";
 import type { TrialPlan } from "./types.js";
 
 export interface RolloutState {
@@ -23,6 +27,10 @@ export interface RolloutState {
   timing: TimingInfo;
   /** What the sandbox turned out to be (user, image, network enforcement), for config.json. */
   sandboxDetails?: Record<string, unknown>;
+  /** A multi-step task: each step that ran, in order (result.json step_results). */
+  stepResults?: WrittenStepResult[];
+  /** The instructions the agent was given (prompts.json); absent: the task's one instruction. */
+  prompts?: string[];
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
@@ -42,11 +50,20 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   await writeConfig(plan, rolloutDir, startedAt);
   try {
     if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
-    await phase(state, "environment_setup", () => startSandbox(plan, state));
+    await phase(state, "environment_setup", async () => {
+      await startSandbox(plan, state);
+      await readyEnvironment(state.sandbox as Sandbox, plan.task, plan.signal);
+    });
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
-    await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
-    if (shouldVerify(plan, state)) {
+    if (plan.task.steps?.length) {
+      // One sandbox, one agent setup; each step runs its agent and verifier (trial/steps.ts).
+      await runSteps(plan, ctx, state, rolloutDir, runAgent);
+    } else {
+      await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
+    }
+    await collectArtifacts(state.sandbox as Sandbox, plan.task.config.artifacts, rolloutDir);
+    if (!plan.task.steps?.length && shouldVerify(plan, state)) {
       await phase(state, "verifier", async () => {
         state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir);
       });
@@ -134,11 +151,13 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
 }
 
 function agentContext(plan: TrialPlan, state: RolloutState, rolloutDir: string): AgentContext {
+  const first = plan.task.steps?.[0];
+  const task = first ? stepView(plan.task, first) : plan.task;
   return {
-    task: plan.task,
+    task,
     sandbox: state.sandbox as Sandbox,
-    instruction: plan.task.instruction,
-    timeoutSec: plan.task.config.agent.timeoutSec,
+    instruction: promptOf(task),
+    timeoutSec: first ? first.agentTimeoutSec : plan.task.config.agent.timeoutSec,
     signal: plan.signal,
     rolloutDir,
     model: plan.model,

@@ -14,6 +14,8 @@ export interface TrialHooks {
   modelWitness?(): ModelWitness;
   /** Aborted when the gateway ends the rollout (the endpoint kept failing, or refused the configuration). */
   modelEnded?: AbortSignal;
+  /** A multi-step rollout's next step begins: the gateway tags the step's model calls with its name. */
+  stepStarted?(step: string): void;
   /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
   finalize?(result: TrialResult): Promise<TrialResult>;
 }

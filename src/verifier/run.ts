@@ -3,28 +3,59 @@
 // with the task's timeout; only the reward files decide the score.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import type { z } from "zod";
 import type { Sandbox } from "../sandbox/types.js";
 import type { VerifierErrorCategory } from "../schemas/outcome.js";
+import type { RewardRule } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
-import { resolveReward } from "./reward.js";
+import { type RewardMap, resolveReward } from "./reward.js";
 
 export interface VerifierOutcome {
-  rewards: ({ reward: number } & Record<string, unknown>) | null;
+  rewards: RewardMap | null;
+  /** Which rule made the scalar `reward` (null when unscored). */
+  rule: z.infer<typeof RewardRule> | null;
   error: { category: VerifierErrorCategory; message: string } | null;
   exitCode: number | null;
   /** The last non-empty line the test printed (shown next to the reward). */
   lastLine: string | null;
 }
 
+/** What one verifier run uploads and runs; a step of a multi-step task has its own. */
+export interface VerifierRun {
+  /** Host folders uploaded to the verifier mount in order (a later one overrides same-named files). */
+  uploads: string[];
+  timeoutSec: number;
+  env: Record<string, string>;
+  /** Where /logs/verifier is copied to on the host. */
+  outDir: string;
+  /** Empty the mount first: a later step must not see an earlier step's tests. */
+  clearMount: boolean;
+}
+
+/** The one-step task's verifier run: its tests folder, its timeout and env, into <rollout>/verifier. */
+export function taskVerifierRun(task: Task, rolloutDir: string): VerifierRun {
+  const { timeoutSec, env } = task.config.verifier;
+  return {
+    uploads: [task.verifierDir],
+    timeoutSec,
+    env,
+    outDir: path.join(rolloutDir, "verifier"),
+    clearMount: false,
+  };
+}
+
 export async function runVerifier(
   sandbox: Sandbox,
   task: Task,
   rolloutDir: string,
+  run: VerifierRun = taskVerifierRun(task, rolloutDir),
 ): Promise<VerifierOutcome> {
   await sandbox.killAgentProcesses();
-  await sandbox.upload(task.verifierDir, task.verifierMount);
-  const { timeoutSec, env } = task.config.verifier;
-  const script = `${task.verifierMount}/${task.testScript}`;
+  const mount = task.verifierMount;
+  if (run.clearMount) await sandbox.exec(`rm -rf -- ${mount} && mkdir -p ${mount}`, { user: "root" });
+  for (const dir of run.uploads) await sandbox.upload(dir, mount);
+  const { timeoutSec, env } = run;
+  const script = `${mount}/${task.testScript}`;
   // Emptying /logs/verifier and running the test in one exec keeps a stale reward from counting.
   // Builtins only when the folder is already empty (the common case): no process spent on it.
   const command = [
@@ -34,13 +65,13 @@ export async function runVerifier(
     "shopt -u nullglob dotglob",
     `bash ${script} > /logs/verifier/test-stdout.txt 2>&1`,
   ].join("\n");
-  const run = await sandbox.exec(command, { user: "root", timeoutSec, env });
-  const verifierDir = path.join(rolloutDir, "verifier");
+  const done = await sandbox.exec(command, { user: "root", timeoutSec, env });
+  const verifierDir = run.outDir;
   await sandbox.download("/logs/verifier", verifierDir);
   const files = await readRewardFiles(verifierDir);
   const lastLine = lastLineOf(files.stdout);
-  const base = { exitCode: run.exitCode, lastLine };
-  if (run.timedOut) {
+  const base = { exitCode: done.exitCode, lastLine, rule: null };
+  if (done.timedOut) {
     return {
       ...base,
       rewards: null,
@@ -49,12 +80,12 @@ export async function runVerifier(
   }
   const verdict = resolveReward(files, task.config.verifier.rewardRange);
   if (verdict === null) {
-    const message = `verifier exited with rc=${run.exitCode}; no reward file found in /logs/verifier (write reward.txt or reward.json)`;
+    const message = `verifier exited with rc=${done.exitCode}; no reward file found in /logs/verifier (write reward.txt or reward.json)`;
     return { ...base, rewards: null, error: { category: "verifier_failure", message } };
   }
   if (!verdict.ok)
     return { ...base, rewards: null, error: { category: "verifier_failure", message: verdict.message } };
-  return { ...base, rewards: verdict.rewards, error: null };
+  return { ...base, rewards: verdict.rewards, rule: verdict.rule, error: null };
 }
 
 async function readIfExists(file: string): Promise<string | undefined> {

@@ -114,6 +114,7 @@ function memberEntry(
     rollout_dir: r.displayDir,
     job: r.job.id,
     reward: r.reward,
+    ...(r.rewards ? { rewards: r.rewards } : {}),
     advantage: s.advantages[i] ?? null,
     outcome: r.outcome,
     error: r.error,

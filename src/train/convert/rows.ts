@@ -2,7 +2,13 @@
 // (`rollout` mode) or every successful call (`exchange` mode); trl-sft keeps only the agent's own
 // calls. The group fields (outcome, in_baseline, advantage, group) are added by the caller.
 import path from "node:path";
-import { callPurposeOf, type Exchange, isSuccessful, policyVersions } from "../../jobs-dir/exchange.js";
+import {
+  callPurposeOf,
+  type Exchange,
+  isSuccessful,
+  policyVersions,
+  stepOf,
+} from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
@@ -46,6 +52,7 @@ function common(facts: RolloutFacts) {
     rollout: facts.name,
     job: facts.job.id,
     reward: facts.reward,
+    ...(facts.rewards ? { rewards: facts.rewards } : {}),
     agent: facts.agent,
     model: facts.model,
     source_path: path.join(facts.displayDir, TRAJECTORY),
@@ -81,6 +88,8 @@ export function rowsOfRollout(
   if (opts.rowMode === "rollout") candidates = candidates.slice(-1);
   const usage = facts.result?.usage;
   for (const ex of candidates) {
+    // One rollout is one row in rollout mode, with the combined reward; an exchange row names its step.
+    const step = opts.rowMode === "exchange" ? stepOf(ex) : null;
     const conv = conversationOf(ex);
     if (!conv.assistant) {
       bump("skipped_no_assistant");
@@ -99,6 +108,7 @@ export function rowsOfRollout(
             task_name: facts.task,
             source: "benchflow-llm-trajectory",
             exchange_index: ex.index,
+            ...(step ? { step } : {}),
             score: facts.reward,
             ...(usage ? { token_usage: usage } : {}),
             ...common(facts),
@@ -110,6 +120,7 @@ export function rowsOfRollout(
             tools: conv.tools,
             task_id: facts.task,
             exchange_index: ex.index,
+            ...(step ? { step } : {}),
             call_purpose: callPurposeOf(ex),
             source: "benchflow-llm-trajectory",
             ...(usage ? { token_usage: usage } : {}),

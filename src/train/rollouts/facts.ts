@@ -34,6 +34,8 @@ export interface RolloutFacts {
   taskDigest: string | null;
   /** A finite rewards.reward, else null (unscored: never 0). */
   reward: number | null;
+  /** Every finite numeric key of result.json rewards (the task's keys, a multi-step task's steps), when scored. */
+  rewards: Record<string, number> | null;
   /** The error category a trainer masks on: agent side first, then verifier side. */
   error: string | null;
   outcome: string | null;
@@ -94,6 +96,7 @@ export function factsOf(
     model: f.model,
     taskDigest: f.taskDigest,
     reward: f.reward,
+    rewards: f.reward === null ? null : numericRewards(f.result?.rewards),
     error: f.outcome.maskCategory,
     outcome: f.outcome.outcome,
     replaced: f.replaced,
@@ -102,6 +105,13 @@ export function factsOf(
     finishedAt: f.finishedAt,
     mtimeMs: f.mtimeMs,
   };
+}
+
+/** The numeric keys of a rewards map; an upstream folder may carry other values, which are left out. */
+function numericRewards(rewards: unknown): Record<string, number> | null {
+  if (typeof rewards !== "object" || rewards === null) return null;
+  const entries = Object.entries(rewards).filter(([, v]) => typeof v === "number" && Number.isFinite(v));
+  return Object.fromEntries(entries) as Record<string, number>;
 }
 
 export async function readRollout(

@@ -41,6 +41,7 @@ export async function finishRollout(
     group_id: id,
     group: groupValues,
     reward: facts.reward,
+    ...(facts.rewards ? { rewards: facts.rewards } : {}),
     scored: facts.reward !== null,
     outcome: facts.outcome,
     score_outcome: r?.scoreOutcome ?? null,

@@ -26,7 +26,7 @@ export async function engineOrSkip(t: TestContext): Promise<Engine | null> {
 
 export function defaultConfig(): TaskConfig {
   return {
-    agent: { timeoutSec: 60, user: null, networkMode: null },
+    agent: { timeoutSec: 60, user: null, networkMode: null, promptPrefix: null },
     verifier: { timeoutSec: 60, env: {}, user: null, rewardRange: [0, 1] },
     sandbox: {
       networkMode: "no-network",
@@ -39,8 +39,11 @@ export function defaultConfig(): TaskConfig {
       gpus: 0,
       dockerImage: null,
       buildTimeoutSec: 300,
+      healthcheck: null,
+      setupCommands: [],
     },
     oracle: { env: {}, timeoutSec: null },
+    artifacts: [],
     metadata: {},
   };
 }

@@ -32,7 +32,7 @@ export function makeTask(shape: TaskShape): Task {
     layout: "native",
     instruction: "Do the thing.",
     config: {
-      agent: { timeoutSec: null, user: null, networkMode: null },
+      agent: { timeoutSec: null, user: null, networkMode: null, promptPrefix: null },
       verifier: { timeoutSec: 60, env: {}, user: null, rewardRange: [0, 1] },
       sandbox: {
         networkMode: "no-network",
@@ -45,8 +45,11 @@ export function makeTask(shape: TaskShape): Task {
         gpus: 0,
         dockerImage: null,
         buildTimeoutSec: 600,
+        healthcheck: null,
+        setupCommands: [],
       },
       oracle: { env: {}, timeoutSec: null },
+      artifacts: [],
       metadata: {},
     },
     environmentDir: path.join(shape.dir, "environment"),

@@ -1,0 +1,219 @@
+// A multi-step rollout (Harbor's [[steps]]): one sandbox and one agent setup for all steps; per step,
+// its workdir files and setup.sh, the agent with the step's instruction and limit, then the verifier
+// with the shared and the step's tests. Each step's agent/ and verifier/ go to steps/<name>/. The
+// rollout stops after a step below its min_reward, and on any failure that leaves it unscored: a
+// step whose verifier failed, or whose agent phase failed for a reason not the policy's, makes the
+// whole rollout unscored (never a silent 0, and never a mean over the steps that happened to pass).
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { AgentContext } from "../agents/types.js";
+import { CategorizedError, messageOf } from "../errors.js";
+import type { Sandbox } from "../sandbox/types.js";
+import { type AgentErrorCategory, isUnscoredFailure } from "../schemas/outcome.js";
+import type { WrittenStepResult } from "../schemas/result.js";
+import { promptOf, type Task, type TaskStep } from "../task/types.js";
+import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import type { RolloutState } from "./run.js";
+import { combineStepRewards, minRewardStop, type ScoredStep } from "./step-reward.js";
+import type { TrialPlan } from "./types.js";
+
+export const STEPS_DIR = "steps";
+
+/** The task as one step's agent sees it: the step's instruction and solution. */
+export function stepView(task: Task, step: TaskStep): Task {
+  return {
+    ...task,
+    instruction: step.instruction,
+    solutionDir: step.solutionDir,
+    solveScript: step.solveScript,
+  };
+}
+
+export async function runSteps(
+  plan: TrialPlan,
+  ctx: AgentContext,
+  state: RolloutState,
+  rolloutDir: string,
+  runAgent: (plan: TrialPlan, ctx: AgentContext, state: RolloutState) => Promise<void>,
+): Promise<void> {
+  const steps = plan.task.steps ?? [];
+  const sandbox = state.sandbox as Sandbox;
+  const scored: ScoredStep[] = [];
+  let policyError: RolloutState["error"] = null;
+  let last: VerifierOutcome | null = null;
+  state.stepResults = [];
+  state.prompts = [];
+  let nToolCalls = 0;
+  const totals = { agent_execution: 0, verifier: 0 };
+  for (const [i, step] of steps.entries()) {
+    const folder = path.join(rolloutDir, STEPS_DIR, step.name);
+    const started = new Date();
+    const timing: WrittenStepResult["timing"] = {};
+    const record = (fields: Partial<WrittenStepResult>): WrittenStepResult => {
+      const entry: WrittenStepResult = {
+        step_name: step.name,
+        rewards: null,
+        reward_rule: null,
+        error: null,
+        error_category: null,
+        verifier_error: null,
+        verifier_error_category: null,
+        test_last_line: null,
+        stopped_after: null,
+        started_at: started.toISOString(),
+        finished_at: new Date().toISOString(),
+        timing,
+        ...fields,
+      };
+      state.stepResults?.push(entry);
+      return entry;
+    };
+    plan.hooks?.stepStarted?.(step.name);
+    const t0 = Date.now();
+    const setupFailure = await prepareStep(plan, sandbox, step, i === 0);
+    timing.setup = seconds(Date.now() - t0);
+    if (setupFailure) {
+      record({ error: setupFailure, error_category: "task_error" });
+      state.error = { category: "task_error", message: `step ${step.name}: ${setupFailure}` };
+      return;
+    }
+    ctx.task = stepView(plan.task, step);
+    ctx.instruction = promptOf(ctx.task, step.instruction);
+    ctx.timeoutSec = step.agentTimeoutSec;
+    state.prompts.push(ctx.instruction);
+    state.error = null;
+    const t1 = Date.now();
+    await runAgent(plan, ctx, state);
+    timing.agent_execution = seconds(Date.now() - t1);
+    totals.agent_execution += timing.agent_execution;
+    nToolCalls += state.agentResult?.nToolCalls ?? 0;
+    const agentError = state.error as RolloutState["error"];
+    const stepError = agentError
+      ? { error: agentError.message, error_category: agentError.category as AgentErrorCategory }
+      : {};
+    if (agentError && isUnscoredFailure(agentError.category)) {
+      await archiveAgentLogs(sandbox, folder);
+      record(stepError);
+      state.error = { category: agentError.category, message: `step ${step.name}: ${agentError.message}` };
+      return;
+    }
+    policyError ??= agentError
+      ? { ...agentError, message: `step ${step.name}: ${agentError.message}` }
+      : null;
+    await archiveAgentLogs(sandbox, folder);
+    const t2 = Date.now();
+    const v = await runVerifier(sandbox, plan.task, rolloutDir, {
+      uploads: step.testsDirs,
+      timeoutSec: step.verifierTimeoutSec,
+      env: step.verifierEnv,
+      outDir: path.join(folder, "verifier"),
+      clearMount: true,
+    });
+    timing.verifier = seconds(Date.now() - t2);
+    totals.verifier += timing.verifier;
+    last = v;
+    const fields = {
+      ...stepError,
+      rewards: v.rewards,
+      reward_rule: v.rule,
+      verifier_error: v.error?.message ?? null,
+      verifier_error_category: v.error?.category ?? null,
+      test_last_line: v.lastLine,
+    };
+    if (v.error || !v.rewards) {
+      record(fields);
+      state.error = policyError;
+      state.verifier = {
+        ...v,
+        error: v.error && { ...v.error, message: `step ${step.name}: ${v.error.message}` },
+      };
+      return finish(state, nToolCalls, totals);
+    }
+    scored.push({ name: step.name, rewards: v.rewards });
+    const stop = i < steps.length - 1 ? minRewardStop(step.minReward, v.rewards) : null;
+    record({ ...fields, stopped_after: stop });
+    if (stop) break;
+  }
+  state.error = policyError;
+  const strategy = plan.task.config.multiStepRewardStrategy ?? "mean";
+  state.verifier = {
+    rewards: combineStepRewards(scored, strategy),
+    rule: strategy === "final" ? "multi_step_final" : "multi_step_mean",
+    error: null,
+    exitCode: last?.exitCode ?? null,
+    lastLine: last?.lastLine ?? null,
+  };
+  finish(state, nToolCalls, totals);
+}
+
+function finish(
+  state: RolloutState,
+  nToolCalls: number,
+  totals: { agent_execution: number; verifier: number },
+) {
+  if (state.agentResult) state.agentResult = { ...state.agentResult, nToolCalls };
+  state.timing.agent_execution = seconds(totals.agent_execution * 1000);
+  state.timing.verifier = seconds(totals.verifier * 1000);
+}
+
+/**
+ * The step's files into the workdir (owned like the workdir, so the agent may change them), then its
+ * workdir/setup.sh. Returns why the step cannot run, or null. The oracle also gets the step's solution.
+ */
+async function prepareStep(
+  plan: TrialPlan,
+  sandbox: Sandbox,
+  step: TaskStep,
+  first: boolean,
+): Promise<string | null> {
+  const workdir = sandbox.workdir;
+  if (step.workdirDir) {
+    await sandbox.upload(step.workdirDir, workdir);
+    await sandbox.exec(`chown -R "$(stat -c %u:%g ${q(workdir)})" ${q(workdir)} 2>/dev/null || true`, {
+      user: "root",
+    });
+    const setup = await fs.stat(path.join(step.workdirDir, "setup.sh")).catch(() => null);
+    if (setup?.isFile()) {
+      const run = await sandbox.exec(`bash ${q(`${workdir}/setup.sh`)}`, {
+        user: "agent",
+        cwd: workdir,
+        signal: plan.signal,
+      });
+      if (run.exitCode !== 0) {
+        const tail = (run.stdout + run.stderr).trim().split("\n").slice(-3).join(" | ").slice(0, 300);
+        return `steps/${step.name}/workdir/setup.sh exited with ${run.exitCode ?? "a signal"}${tail ? `: ${tail}` : ""}; fix the script`;
+      }
+    }
+  }
+  if (plan.agent.seesSolution) {
+    if (!step.solutionDir) {
+      throw new CategorizedError(
+        "task_error",
+        `task ${plan.task.name}: step ${step.name} has no solution, so -a oracle cannot run it — fix: add steps/${step.name}/solution/solve.sh or solution/solve.sh`,
+      );
+    }
+    // The agent's setup uploaded the first step's solution already.
+    if (!first) {
+      const mount = plan.task.solutionMount;
+      await sandbox.exec(`rm -rf -- ${mount} && mkdir -p ${mount}`, { user: "root" });
+      await sandbox.upload(step.solutionDir, mount);
+    }
+  }
+  return null;
+}
+
+/** The step's /logs/agent into steps/<name>/agent, emptied for the next step. */
+async function archiveAgentLogs(sandbox: Sandbox, folder: string): Promise<void> {
+  try {
+    await sandbox.download("/logs/agent", path.join(folder, "agent"));
+    await sandbox.exec("find /logs/agent -mindepth 1 -delete", { user: "root" });
+  } catch (err) {
+    throw new CategorizedError("infra_error", `archiving the step's agent logs failed: ${messageOf(err)}`);
+  }
+}
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function seconds(ms: number): number {
+  return Math.round(ms) / 1000;
+}
