@@ -9,10 +9,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ContainerBackend } from "../src/sandbox/container/backend.js";
 import { serviceImage } from "../src/sandbox/container/compose/images.js";
-import { composeFileOf, loadCompose } from "../src/sandbox/container/compose/model.js";
+import { loadCompose } from "../src/sandbox/container/compose/model.js";
 import { readAll } from "../src/sandbox/container/engine/client.js";
 import { connectEngine, type Engine } from "../src/sandbox/container/engine/engine.js";
 import { buildTaskImage } from "../src/sandbox/container/image/image.js";
+import { composeFileOf } from "../src/task/intent.js";
 import { loadTask } from "../src/task/load.js";
 import { type BenchRow, median } from "./report.js";
 

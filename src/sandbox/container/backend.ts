@@ -5,16 +5,11 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { CategorizedError, messageOf } from "../../errors.js";
+import { composeFileOf } from "../../task/intent.js";
 import { type Task, workspaceOf } from "../../task/types.js";
 import type { SandboxBackend, SandboxSpec } from "../types.js";
 import { serviceImage } from "./compose/images.js";
-import {
-  ComposeError,
-  type ComposeProject,
-  composeFileOf,
-  loadCompose,
-  MAIN_SERVICE,
-} from "./compose/model.js";
+import { ComposeError, type ComposeProject, loadCompose, MAIN_SERVICE } from "./compose/model.js";
 import { ComposeRun } from "./compose/project.js";
 import { connectEngine, type Engine } from "./engine/engine.js";
 import { type AgentBundleMount, resolveAgentImage } from "./image/agent-image.js";

@@ -7,14 +7,6 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { interpolateTree } from "./interpolate.js";
 
-/** The compose file names both harnesses look for, in their order (harbor-runtime.md §3). */
-export const COMPOSE_FILE_NAMES = [
-  "docker-compose.yaml",
-  "docker-compose.yml",
-  "compose.yaml",
-  "compose.yml",
-] as const;
-
 /** The service the agent runs in (Harbor and upstream both hard-code it). */
 export const MAIN_SERVICE = "main";
 
@@ -65,15 +57,6 @@ export interface ComposeProject {
 
 export class ComposeError extends Error {
   override name = "ComposeError";
-}
-
-/** The task's compose file, if it has one. */
-export async function composeFileOf(environmentDir: string): Promise<string | null> {
-  for (const name of COMPOSE_FILE_NAMES) {
-    const file = path.join(environmentDir, name);
-    if ((await fs.stat(file).catch(() => null))?.isFile()) return file;
-  }
-  return null;
 }
 
 /** Reads, interpolates and checks the file; `env` is what ${VAR} reads (host env plus the task's). */
