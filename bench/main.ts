@@ -2,6 +2,7 @@
 // in the same run (the machines are noisy: read ratios and medians). `npm run bench -- run` runs one section.
 
 import { benchAgents } from "./agents.js";
+import { benchCompose } from "./compose.js";
 import { benchContainer } from "./container.js";
 import { benchEndpoint } from "./endpoint.js";
 import { benchGateway } from "./gateway.js";
@@ -14,6 +15,10 @@ const sections: Record<string, { title: string; run: () => Promise<import("./rep
   container: {
     title: "container sandbox vs the same work on the engine directly (issue: container sandbox)",
     run: benchContainer,
+  },
+  compose: {
+    title: "a two-service compose trial's start-up vs the same containers by hand (issue: runtime semantics)",
+    run: benchCompose,
   },
   train: { title: "bench train: convert and stream (issue: training data)", run: benchTrain },
   agents: {

@@ -109,9 +109,9 @@ describe("agent bundles in an image with another C library", () => {
     assert.equal(verdict.runs, false);
     assert.equal(verdict.libc, "musl");
 
-    // The derived image runs the agent at the path the mount would have used.
+    // The derived image runs the agent at the path the mount would have used (the engine's own CLI).
     const run = spawnSync(
-      "podman",
+      engine.isPodman ? "podman" : "docker",
       ["run", "--rm", "--network", "none", tag, `${MOUNT}/${await claudeCodeDef.binary()}`, "--version"],
       {
         encoding: "utf8",

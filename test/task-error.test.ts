@@ -93,7 +93,7 @@ describe("task_error: one attempt, unscored, the fix named", () => {
     const logFile = path.join(path.dirname(rollout?.dir ?? ""), "builds/bad-run.log");
     assert.match(
       result.error,
-      /^task bad-run: building its image failed: .*exit status 7 — fix environment\/Dockerfile line \d+ /,
+      /^task bad-run: building its image failed: .*(exit status 7|returned a non-zero code: 7) — fix environment\/Dockerfile line \d+ /,
     );
     assert.ok(result.error.includes(`(full log: ${logFile})`), result.error);
     assert.match(result.error, /last lines of the build log:\n(.*\n)*about-to-fail/);

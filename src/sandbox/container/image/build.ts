@@ -66,6 +66,8 @@ export interface ContextBuildRequest {
   context: TarEntry[];
   timeoutSec: number;
   onProgress?: (line: string) => void;
+  /** Dockerfile ARGs (compose's build.args). */
+  buildArgs?: Record<string, string>;
 }
 
 /** A build from any tar context (task images, and images derived from them). */
@@ -88,6 +90,7 @@ export async function runContextBuild(engine: Engine, request: ContextBuildReque
         rm: 1,
         forcerm: 1,
         labels: JSON.stringify(request.labels),
+        buildargs: request.buildArgs ? JSON.stringify(request.buildArgs) : undefined,
       },
       body: tarStream(request.context),
       contentType: "application/x-tar",

@@ -12,10 +12,12 @@ import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
 import {
   LABEL,
   listContainers,
+  listNetworks,
   processStartTime,
   reapOrphans,
   removeContainer,
   removeContainersOfRun,
+  removeNetwork,
 } from "./cleanup.js";
 
 let task: Task;
@@ -105,5 +107,41 @@ describe("container cleanup", () => {
     assert.deepEqual(await listContainers(e, `${LABEL.job}=${tag}-dead`), []);
     assert.equal((await listContainers(e, `${LABEL.job}=${tag}-live`)).length, 1);
     assert.equal((await listContainers(e, `${LABEL.job}=${tag}-elsewhere`)).length, 1);
+  });
+
+  it("reaps a dead owner's networks (compose trials make one each) and keeps a live owner's", async (t) => {
+    const e = await ready(t);
+    if (!e) return;
+    const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+    const deadPid = Number(child.stdout.trim());
+    const tag = `reap-net-${process.pid}-${Date.now()}`;
+    const network = async (owner: string, ownerStart: string, suffix: string) => {
+      const labels = {
+        [LABEL.owner]: owner,
+        [LABEL.ownerStart]: ownerStart,
+        [LABEL.job]: `${tag}-${suffix}`,
+      };
+      return (
+        await e.client.json<{ Id: string }>("POST", "/networks/create", {
+          json: { Name: `${tag}-${suffix}`, Labels: labels },
+        })
+      ).Id;
+    };
+    const dead = await network(`${deadPid}@${os.hostname()}`, "12345", "dead");
+    const live = await network(
+      `${process.pid}@${os.hostname()}`,
+      processStartTime(process.pid) ?? "",
+      "live",
+    );
+    try {
+      const removed = await reapOrphans(e);
+      assert.ok(removed.includes(dead));
+      assert.ok(!removed.includes(live));
+      assert.deepEqual(await listNetworks(e, `${LABEL.job}=${tag}-dead`), []);
+      assert.equal((await listNetworks(e, `${LABEL.job}=${tag}-live`)).length, 1);
+    } finally {
+      await removeNetwork(e, dead);
+      await removeNetwork(e, live);
+    }
   });
 });

@@ -1,6 +1,7 @@
-// No container of ours outlives its run: every container is labelled with its job, trial, run and
-// owning process; stop() removes it, an interrupt removes the run's containers, and the next run
-// removes the orphans of a crashed one (owner process gone from this host).
+// No container of ours outlives its run: every container (and a compose trial's network) is
+// labelled with its job, trial, run and owning process; stop() removes it, an interrupt removes the
+// run's containers and networks, and the next run removes the orphans of a crashed one (owner
+// process gone from this host).
 import { randomBytes } from "node:crypto";
 import { promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
@@ -62,11 +63,33 @@ export async function removeContainer(engine: Engine, id: string): Promise<void>
   }
 }
 
-/** Removes every container this run (or the run named) made; returns their ids. */
+interface NetworkSummary {
+  Id: string;
+  Name: string;
+  Labels?: Record<string, string> | null;
+}
+
+export async function listNetworks(engine: Engine, label: string): Promise<NetworkSummary[]> {
+  const filters = JSON.stringify({ label: [label] });
+  return engine.client.json<NetworkSummary[]>("GET", "/networks", { query: { filters } });
+}
+
+export async function removeNetwork(engine: Engine, id: string): Promise<void> {
+  try {
+    await engine.client.send("DELETE", `/networks/${id}`);
+  } catch (err) {
+    if (err instanceof EngineError && err.status === 404) return;
+    throw err;
+  }
+}
+
+/** Removes every container (then network) this run (or the run named) made; returns their ids. */
 export async function removeContainersOfRun(runId = RUN_ID, engine?: Engine): Promise<string[]> {
   const e = engine ?? (await connectEngine());
   const found = await listContainers(e, `${LABEL.run}=${runId}`);
   await Promise.all(found.map((c) => removeContainer(e, c.Id)));
+  const networks = await listNetworks(e, `${LABEL.run}=${runId}`);
+  await Promise.all(networks.map((n) => removeNetwork(e, n.Id).catch(() => undefined)));
   return found.map((c) => c.Id);
 }
 
@@ -80,14 +103,20 @@ function ownerIsGone(labels: Record<string, string>): boolean {
   return Boolean(recorded) && recorded !== started;
 }
 
-/** Removes containers whose owning process on this host is gone; returns their ids. */
+/**
+ * Removes containers, then networks, whose owning process on this host is gone; returns the ids
+ * of the containers and networks removed.
+ */
 export async function reapOrphans(engine?: Engine): Promise<string[]> {
   const e = engine ?? (await connectEngine());
   const found = await listContainers(e, LABEL.owner);
   const orphans = found.filter((c) => ownerIsGone(c.Labels ?? {}));
   await Promise.all(orphans.map((c) => removeContainer(e, c.Id)));
+  const networks = (await listNetworks(e, LABEL.owner)).filter((n) => ownerIsGone(n.Labels ?? {}));
+  // A network still in use (a container of a live run joined it) refuses removal: left for later.
+  await Promise.all(networks.map((n) => removeNetwork(e, n.Id).catch(() => undefined)));
   await removeStaleRelaySockets();
-  return orphans.map((c) => c.Id);
+  return [...orphans.map((c) => c.Id), ...networks.map((n) => n.Id)];
 }
 
 /** Gateway relay sockets (relay-<pid>-<id>.sock) whose process is gone. */

@@ -1,5 +1,6 @@
 // One trial's container: the Sandbox verbs over the engine API. Files move through the archive
-// endpoints; commands through exec; stop() removes the container and everything in it.
+// endpoints; commands through exec; stop() removes the container and everything in it (and a
+// compose trial's sidecars and network).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { ExecOptions, ExecResult, Sandbox } from "../../types.js";
@@ -24,6 +25,8 @@ export interface ContainerSandboxInit {
   networkEnforcement: string;
   warnings: string[];
   relay: Relay | null;
+  /** Removes the container with what the trial has besides it (a compose trial's sidecars and network). */
+  remove?: () => Promise<void>;
   onStop: () => void;
 }
 
@@ -118,7 +121,8 @@ export class ContainerSandbox implements Sandbox {
     this.stopping ??= (async () => {
       try {
         await this.init.relay?.close();
-        await removeContainer(this.init.engine, this.id);
+        if (this.init.remove) await this.init.remove();
+        else await removeContainer(this.init.engine, this.id);
       } finally {
         this.init.onStop();
       }

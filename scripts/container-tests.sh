@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The container tests, in one list. `npm test` runs them on whichever engine answers (Podman in
+# CI); CI then runs this list again on Docker: DOCKER_HOST=unix:///run/docker.sock npm run test:containers.
+# A file listed here must exist (a typo must not silently drop a suite).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FILES=(
+  src/sandbox/container/compose/model.test.ts
+  src/sandbox/container/doctor.test.ts
+  src/sandbox/container/image/image-failure.test.ts
+  src/sandbox/container/image/image.test.ts
+  src/sandbox/container/jq-report.test.ts
+  src/sandbox/container/lifecycle/cleanup.test.ts
+  src/sandbox/container/lifecycle/interrupt.test.ts
+  src/sandbox/container/lifecycle/relay.test.ts
+  src/sandbox/container/lifecycle/sandbox.test.ts
+  src/sandbox/container/lifecycle/users.test.ts
+  test/agents-container.test.ts
+  test/agents-libc.test.ts
+  test/compose.test.ts
+  test/container-run.test.ts
+  test/task-error.test.ts
+)
+
+for f in "${FILES[@]}"; do
+  [ -f "$f" ] || { echo "container-tests: $f is listed in scripts/container-tests.sh but missing" >&2; exit 1; }
+done
+echo "container-tests: ${#FILES[@]} files on ${DOCKER_HOST:-the default engine}"
+exec node --import tsx --test --test-timeout=900000 "${FILES[@]}"
