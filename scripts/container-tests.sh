@@ -18,8 +18,13 @@ FILES=(
   src/sandbox/container/lifecycle/users.test.ts
   test/agents-container.test.ts
   test/agents-libc.test.ts
+  test/agents-mcp.test.ts
   test/compose.test.ts
   test/container-run.test.ts
+  test/network-isolation.test.ts
+  test/phase-network.test.ts
+  test/runtime-fixtures-container.test.ts
+  test/steps-and-rewards.test.ts
   test/task-error.test.ts
 )
 

@@ -175,9 +175,7 @@ async function sidecarTask(): Promise<string> {
 }
 
 describe("agent CLIs: an MCP server as a compose sidecar", () => {
-  it("claude-code (container): reaches the sidecar by its service name and calls lookup_code", {
-    skip: "needs compose (branch i11-compose)",
-  }, async (t) => {
+  it("claude-code (container): reaches the sidecar by its service name and calls lookup_code", async (t) => {
     if (!(await engineOrSkip(t))) return;
     const run = await runAgent(lookupScript("claude-code"), {
       tasks: await sidecarTask(),
@@ -195,9 +193,7 @@ describe("agent CLIs: an MCP server as a compose sidecar", () => {
     assert.match(verifierOut, /sidecar log: [\s\S]*tools\/call .*lookup_code/);
   });
 
-  it("the sidecar task scores oracle 1.0 and nop 0.0", {
-    skip: "needs compose (branch i11-compose)",
-  }, async (t) => {
+  it("the sidecar task scores oracle 1.0 and nop 0.0", async (t) => {
     if (!(await engineOrSkip(t))) return;
     const tasks = await sidecarTask();
     for (const [agent, reward] of [
