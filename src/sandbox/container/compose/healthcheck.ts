@@ -5,14 +5,11 @@
 // without systemd (as on these machines) State.Health stays "starting" for ever. Unlike Docker,
 // the first probe runs at once rather than one interval after the start, so a ready service is
 // seen ready without waiting.
+
+import { awaitHealth, type ProbeResult } from "../../../util/health.js";
 import { readAll } from "../engine/client.js";
 import type { Engine } from "../engine/engine.js";
 import type { HealthCheck } from "./model.js";
-
-export interface ProbeResult {
-  exitCode: number | null;
-  output: string;
-}
 
 /** One probe: argv exec'd in the container, its output and exit code; null exit code on timeout. */
 export async function probe(
@@ -55,7 +52,8 @@ export class UnhealthyError extends Error {
 
 /**
  * Resolves when the service is healthy; throws UnhealthyError after `retries` failures past
- * start_period, or the abort reason when `signal` aborts (another service failed, say).
+ * start_period, or the abort reason when `signal` aborts (another service failed, say). The loop
+ * is the one the task's own healthcheck uses (util/health.ts).
  */
 export async function awaitHealthy(
   engine: Engine,
@@ -65,40 +63,18 @@ export async function awaitHealthy(
   signal: AbortSignal,
   user?: string,
 ): Promise<void> {
-  const started = Date.now();
-  let failures = 0;
-  let last: ProbeResult = { exitCode: null, output: "" };
-  for (;;) {
-    signal.throwIfAborted();
-    const probeStart = Date.now();
-    last = await probe(engine, id, check.argv, check.timeoutMs, user);
-    if (last.exitCode === 0) return;
-    const inStartPeriod = probeStart - started < check.startPeriodMs;
-    if (!inStartPeriod && ++failures >= check.retries) {
-      const out = last.output.trim().slice(-1000) || "(no output)";
-      throw new UnhealthyError(
-        service,
-        out,
-        `service ${service} never became healthy: its healthcheck ${JSON.stringify(check.argv)} failed ${failures} time(s) in a row` +
-          ` (exit ${last.exitCode ?? "none: timed out"}); last output: ${out}`,
-      );
-    }
-    const wait = (inStartPeriod ? check.startIntervalMs : check.intervalMs) - (Date.now() - probeStart);
-    if (wait > 0) await sleep(wait, signal);
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  const verdict = await awaitHealth(
+    () => probe(engine, id, check.argv, check.timeoutMs, user),
+    check,
+    signal,
+  );
+  if (verdict.healthy) return;
+  const { last, failures } = verdict;
+  const out = last.output.trim().slice(-1000) || "(no output)";
+  throw new UnhealthyError(
+    service,
+    out,
+    `service ${service} never became healthy: its healthcheck ${JSON.stringify(check.argv)} failed ${failures} time(s) in a row` +
+      ` (exit ${last.exitCode ?? "none: timed out"}); last output: ${out}`,
+  );
 }
