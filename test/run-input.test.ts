@@ -17,6 +17,7 @@ import {
   tempDir,
   useScratch,
   waitUntil,
+  writeFiles,
 } from "./testing/bench.js";
 
 const NS = ["--sandbox", "namespace"];
@@ -315,10 +316,7 @@ describe("bench run: a compose task in the namespace sandbox", () => {
         "environment/docker-compose.yaml": "services:\n  api:\n    image: debian:bookworm-slim\n",
         "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
       };
-      for (const [rel, text] of Object.entries(files)) {
-        await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
-        await fs.writeFile(path.join(task, rel), text);
-      }
+      await writeFiles(task, files);
       const jobs = path.join(root, "jobs");
       const run = await bench(["run", task, "-a", "oracle", ...NS, "--jobs-dir", jobs]);
       assert.equal(run.code, 2, run.stderr);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { bench, rollouts, tempDir } from "./testing/bench.js";
+import { bench, benchOracle, rollouts, tempDir, writeFiles } from "./testing/bench.js";
 
 describe("task artifacts", () => {
   let root: string;
@@ -25,26 +25,13 @@ describe("task artifacts", () => {
         "#!/bin/bash\necho findings > /app/report.txt\nmkdir -p /app/out/sub\necho a > /app/out/sub/a.txt\necho junk > /app/out/sub/b.tmp\n",
       "tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n",
     };
-    for (const [rel, text] of Object.entries(files)) {
-      await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
-      await fs.writeFile(path.join(task, rel), text);
-    }
+    await writeFiles(task, files);
   });
   after(() => fs.rm(root, { recursive: true, force: true }));
 
   it("copies each artifact into artifacts/ and lists them in manifest.json", async () => {
     const jobs = path.join(root, "jobs");
-    const run = await bench([
-      "run",
-      task,
-      "-a",
-      "oracle",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobs,
-      "-q",
-    ]);
+    const run = await benchOracle(task, jobs);
     assert.equal(run.code, 0, run.stderr);
     const [rollout] = await rollouts(jobs);
     assert.equal(rollout?.result?.rewards?.reward, 1);
@@ -91,10 +78,7 @@ describe("[environment.healthcheck]", () => {
       "tests/test.sh":
         '#!/bin/bash\nif [ "$(cat /app/probes 2>/dev/null)" = 3 ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n',
     };
-    for (const [rel, text] of Object.entries(files)) {
-      await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
-      await fs.writeFile(path.join(task, rel), text);
-    }
+    await writeFiles(task, files);
     return task;
   }
 
@@ -106,17 +90,7 @@ describe("[environment.healthcheck]", () => {
       `{ command = ${JSON.stringify(probe)}, interval_sec = 0.05, retries = 5 }`,
     );
     const jobs = path.join(root, "jobs-ok");
-    const run = await bench([
-      "run",
-      task,
-      "-a",
-      "oracle",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobs,
-      "-q",
-    ]);
+    const run = await benchOracle(task, jobs);
     assert.equal(run.code, 0, run.stderr);
     const [rollout] = await rollouts(jobs);
     assert.equal(rollout?.result?.rewards?.reward, 1, JSON.stringify(rollout?.result));
@@ -128,19 +102,7 @@ describe("[environment.healthcheck]", () => {
       '{ command = "echo db not ready; exit 1", interval_sec = 0.05, retries = 2 }',
     );
     const jobs = path.join(root, "jobs-bad");
-    const run = await bench([
-      "run",
-      task,
-      "-a",
-      "oracle",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobs,
-      "-q",
-      "--retry-attempts",
-      "0",
-    ]);
+    const run = await benchOracle(task, jobs, ["--retry-attempts", "0"]);
     const [rollout] = await rollouts(jobs);
     assert.equal(rollout?.result?.error_category, "sandbox_setup", run.stderr);
     assert.equal(rollout?.result?.rewards, null);
@@ -168,10 +130,7 @@ describe("setup_commands and prompt_prefix (upstream's keys)", () => {
       "tests/test.sh":
         '#!/bin/bash\nif [ "$(cat /app/setup.log 2>/dev/null)" = "$(printf "one /app\\ntwo /tmp X")" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n',
     };
-    for (const [rel, text] of Object.entries(files)) {
-      await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
-      await fs.writeFile(path.join(task, rel), text);
-    }
+    await writeFiles(task, files);
     return task;
   }
 
@@ -188,17 +147,7 @@ describe("setup_commands and prompt_prefix (upstream's keys)", () => {
       ].join("\n"),
     );
     const jobs = path.join(root, "jobs-ok");
-    const run = await bench([
-      "run",
-      task,
-      "-a",
-      "oracle",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobs,
-      "-q",
-    ]);
+    const run = await benchOracle(task, jobs);
     assert.equal(run.code, 0, run.stderr);
     const [rollout] = await rollouts(jobs);
     assert.equal(rollout?.result?.rewards?.reward, 1, JSON.stringify(rollout?.result));
@@ -212,19 +161,7 @@ describe("setup_commands and prompt_prefix (upstream's keys)", () => {
       '[environment]\nallow_internet = false\nsetup_commands = ["echo mirror down >&2; exit 7"]\n',
     );
     const jobs = path.join(root, "jobs-bad");
-    await bench([
-      "run",
-      task,
-      "-a",
-      "oracle",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobs,
-      "-q",
-      "--retry-attempts",
-      "0",
-    ]);
+    await benchOracle(task, jobs, ["--retry-attempts", "0"]);
     const [rollout] = await rollouts(jobs);
     assert.equal(rollout?.result?.error_category, "sandbox_setup");
     assert.match(String(rollout?.result?.error), /setup_commands\[0\] .* exited 7; last output: mirror down/);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { bench, rollouts, tempDir } from "./testing/bench.js";
+import { bench, rollouts, tempDir, writeFiles } from "./testing/bench.js";
 
 describe("bench run --agent-timeout-multiplier", () => {
   let root: string;
@@ -21,10 +21,7 @@ describe("bench run --agent-timeout-multiplier", () => {
       "tests/test.sh":
         '#!/bin/bash\nif [ "$(cat /app/out.txt 2>/dev/null)" = done ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n',
     };
-    for (const [rel, text] of Object.entries(files)) {
-      await fs.mkdir(path.dirname(path.join(task, rel)), { recursive: true });
-      await fs.writeFile(path.join(task, rel), text);
-    }
+    await writeFiles(task, files);
   });
   after(() => fs.rm(root, { recursive: true, force: true }));
 

@@ -117,3 +117,27 @@ export function useScratch(prefix: string): () => string {
   after(() => fs.rm(dir, { recursive: true, force: true }));
   return () => dir;
 }
+
+/** Writes a task (or any tree) from a map of relative paths to contents. */
+export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [rel, text] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await fs.writeFile(path.join(dir, rel), text);
+  }
+}
+
+/** `bench run TASK -a oracle` in the namespace sandbox, quietly, into `jobsDir`. */
+export function benchOracle(task: string, jobsDir: string, extra: string[] = []): Promise<BenchRun> {
+  return bench([
+    "run",
+    task,
+    "-a",
+    "oracle",
+    "--sandbox",
+    "namespace",
+    "--jobs-dir",
+    jobsDir,
+    "-q",
+    ...extra,
+  ]);
+}
