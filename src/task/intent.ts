@@ -96,7 +96,7 @@ function stepNotes(task: Task, raw: Record<string, unknown>): string[] {
   const strategy =
     typeof raw.multi_step_reward_strategy === "string" ? raw.multi_step_reward_strategy : "mean";
   return [
-    `${names.length} steps (${names.join(", ")}) in one sandbox, each with its own instruction and verifier; the reward is the ${strategy} of the steps'`,
+    `${names.length} steps (${names.join(", ")}) in one sandbox, each with its own instruction and verifier; the reward is the ${strategy} of the steps' rewards`,
   ];
 }
 
