@@ -37,7 +37,8 @@ if ping_socket; then
 else
   rm -f "$SOCKET_PATH"
   log "starting dockerd on unix://$SOCKET_PATH (log: $DAEMON_LOG)"
-  setsid nohup dockerd --host "unix://$SOCKET_PATH" --data-root /var/lib/docker --exec-root /run/docker \
+  # From /: the daemon outlives the folder this script ran in.
+  setsid nohup env -C / dockerd --host "unix://$SOCKET_PATH" --data-root /var/lib/docker --exec-root /run/docker \
     --pidfile /run/docker.pid --iptables=true >>"$DAEMON_LOG" 2>&1 </dev/null &
   for _ in $(seq 1 120); do
     ping_socket && break

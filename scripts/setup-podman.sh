@@ -73,13 +73,25 @@ fi
 
 # 3. The Docker-compatible service.
 ping_socket() { curl -fsS --max-time 2 --unix-socket "$SOCKET_PATH" http://d/_ping >/dev/null 2>&1; }
+# A service started from a folder since deleted still answers pings, but conmon cannot start
+# containers ("Failed to get working directory"): restart it from /.
+for pid in $(pgrep -f "podman system service.*$SOCKET_PATH" || true); do
+  case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in
+  *" (deleted)")
+    log "restarting podman system service (pid $pid): the folder it was started in is gone"
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    ;;
+  esac
+done
 if ping_socket; then
   log "engine already answering on $SOCKET_PATH"
 else
   mkdir -p "$(dirname "$SOCKET_PATH")"
   rm -f "$SOCKET_PATH"
   log "starting podman system service on unix://$SOCKET_PATH (log: $SERVICE_LOG)"
-  setsid nohup podman system service --time=0 "unix://$SOCKET_PATH" >>"$SERVICE_LOG" 2>&1 </dev/null &
+  # From /: the service outlives the folder this script ran in.
+  setsid nohup env -C / podman system service --time=0 "unix://$SOCKET_PATH" >>"$SERVICE_LOG" 2>&1 </dev/null &
   for _ in $(seq 1 60); do
     ping_socket && break
     sleep 0.5
