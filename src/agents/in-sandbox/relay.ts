@@ -1,5 +1,5 @@
-// A namespace sandbox with no network has only its own loopback, so an agent inside cannot reach
-// the gateway on the host's. The relay: a unix socket on the host (in a folder bound read-only into
+// A namespace sandbox has a network namespace of its own (only loopback without network; slirp's NAT
+// with it, the host's loopback cut off), so an agent inside cannot reach the gateway on the host's. The relay: a unix socket on the host (in a folder bound read-only into
 // the sandbox) forwards to the gateway, and a small forwarder started next to the agent listens on
 // the sandbox's 127.0.0.1:<port> and forwards to that socket. Nothing else becomes reachable.
 import { promises as fs } from "node:fs";
