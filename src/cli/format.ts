@@ -3,13 +3,19 @@
 import type { EvaluationResult } from "../job/evaluation.js";
 import { rewardOf } from "../job/summary.js";
 import type { TrialResult } from "../schemas/result.js";
+import { printable } from "./terminal-text.js";
 
 export function formatReward(reward: number): string {
   if (Number.isInteger(reward)) return reward.toFixed(1);
   return String(Number(reward.toFixed(4)));
 }
 
+/** One rollout's line; task-controlled text in it (last line, messages) is shown, never obeyed. */
 export function rolloutLine(r: TrialResult, withTask: boolean): string {
+  return printable(rolloutText(r, withTask));
+}
+
+function rolloutText(r: TrialResult, withTask: boolean): string {
   const head = withTask ? `${r.trial ?? ""}  ${r.task_name}` : `${r.trial ?? r.rollout_name}`;
   const reward = rewardOf(r);
   const lastLine = typeof r.test_last_line === "string" ? r.test_last_line : null;

@@ -3,6 +3,7 @@
 import type { EvaluationEvent } from "../job/evaluation.js";
 import { rewardOf } from "../job/summary.js";
 import { formatReward } from "./format.js";
+import { printable } from "./terminal-text.js";
 
 export function createProgress(
   stream: NodeJS.WriteStream,
@@ -33,7 +34,7 @@ export function createProgress(
         if (!opts.quiet) line(`sandbox: ${e.plan.backend.kind} (${e.plan.sandboxReason})`);
         break;
       case "warning":
-        line(`warning: ${e.message}`);
+        line(`warning: ${printable(e.message)}`);
         break;
       case "trial-start":
         running++;
