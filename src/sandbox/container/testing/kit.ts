@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestContext } from "node:test";
+import { handTaskConfig } from "../../../task/testing/config.js";
 import type { Task, TaskConfig } from "../../../task/types.js";
 import { connectEngine, type Engine } from "../engine/engine.js";
 
@@ -25,29 +26,11 @@ export async function engineOrSkip(t: TestContext): Promise<Engine | null> {
 }
 
 export function defaultConfig(): TaskConfig {
-  return {
-    agent: { timeoutSec: 60, user: null, networkMode: null, promptPrefix: null },
-    verifier: { timeoutSec: 60, env: {}, user: null, rewardRange: [0, 1] },
-    sandbox: {
-      networkMode: "no-network",
-      allowedHosts: [],
-      workdir: null,
-      env: {},
-      cpus: 1,
-      memoryMb: 512,
-      storageMb: 1024,
-      gpus: 0,
-      dockerImage: null,
-      buildTimeoutSec: 300,
-      healthcheck: null,
-      setupCommands: [],
-      skillsDir: null,
-      mcpServers: [],
-    },
-    oracle: { env: {}, timeoutSec: null },
-    artifacts: [],
-    metadata: {},
-  };
+  const config = handTaskConfig();
+  config.agent.timeoutSec = 60;
+  config.sandbox.memoryMb = 512;
+  config.sandbox.buildTimeoutSec = 300;
+  return config;
 }
 
 export interface TaskFixture {

@@ -3,6 +3,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { handTaskConfig } from "../../../task/testing/config.js";
 import type { DockerfileSpec, Task } from "../../../task/types.js";
 import type { SandboxSpec } from "../../types.js";
 
@@ -31,29 +32,12 @@ export function makeTask(shape: TaskShape): Task {
     dir: shape.dir,
     layout: "native",
     instruction: "Do the thing.",
-    config: {
-      agent: { timeoutSec: null, user: null, networkMode: null, promptPrefix: null },
-      verifier: { timeoutSec: 60, env: {}, user: null, rewardRange: [0, 1] },
-      sandbox: {
-        networkMode: "no-network",
-        allowedHosts: [],
-        workdir: shape.workdir ?? null,
-        env: shape.env ?? {},
-        cpus: 1,
-        memoryMb: 1024,
-        storageMb: 1024,
-        gpus: 0,
-        dockerImage: null,
-        buildTimeoutSec: 600,
-        healthcheck: null,
-        setupCommands: [],
-        skillsDir: null,
-        mcpServers: [],
-      },
-      oracle: { env: {}, timeoutSec: null },
-      artifacts: [],
-      metadata: {},
-    },
+    config: (() => {
+      const config = handTaskConfig();
+      config.sandbox.workdir = shape.workdir ?? null;
+      config.sandbox.env = shape.env ?? {};
+      return config;
+    })(),
     environmentDir: path.join(shape.dir, "environment"),
     dockerfile,
     verifierDir: path.join(shape.dir, "tests"),
