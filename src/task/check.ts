@@ -3,7 +3,6 @@
 import path from "node:path";
 import { inspectTask } from "./inspect.js";
 import { runNotes } from "./intent.js";
-import { readTaskSource } from "./source.js";
 
 export interface TaskCheck {
   task: string;
@@ -15,8 +14,7 @@ export interface TaskCheck {
 
 export async function checkTask(dir: string): Promise<TaskCheck> {
   const { task, problems, checkProblems, warnings } = await inspectTask(dir);
-  const raw = task ? ((await readTaskSource(task.dir))?.raw ?? {}) : {};
-  const notes = task ? await runNotes(task, raw) : [];
+  const notes = task ? await runNotes(task) : [];
   return {
     task: path.basename(path.resolve(dir)),
     problems: [...problems, ...checkProblems],

@@ -26,27 +26,37 @@ export async function composeFileOf(environmentDir: string): Promise<string | nu
   return null;
 }
 
-/** Notes on how a run treats this task; `raw` is its parsed config (task.toml or task.md frontmatter). */
-export async function runNotes(task: Task, raw: Record<string, unknown>): Promise<string[]> {
+/** Notes on how a run treats this task. */
+export async function runNotes(task: Task): Promise<string[]> {
   const notes: string[] = [];
-  const sandbox = tableOf(raw.sandbox) ?? tableOf(raw.environment) ?? {};
+  const { sandbox } = task.config;
   notes.push(...(await composeNotes(task)));
-  notes.push(...stepNotes(task, raw));
-  notes.push(...mcpNotes(sandbox));
-  if (typeof sandbox.skills_dir === "string" && sandbox.skills_dir !== "") {
+  const steps = task.steps ?? [];
+  if (steps.length > 0) {
     notes.push(
-      `skills_dir ${sandbox.skills_dir}: its skills are placed in each agent CLI's own skills folder (docs/skills.md)`,
+      `${steps.length} steps (${steps.map((s) => s.name).join(", ")}) in one sandbox, each with its own instruction and verifier; the reward is the ${task.config.multiStepRewardStrategy ?? "mean"} of the steps' rewards`,
     );
   }
-  const image = task.config.sandbox.dockerImage;
+  if (sandbox.mcpServers.length > 0) {
+    const shown = sandbox.mcpServers.map(
+      (m) => `${m.name} (${m.transport === "stdio" ? `stdio: ${m.command}` : `${m.transport}: ${m.url}`})`,
+    );
+    notes.push(
+      `MCP servers ${shown.join(", ")}: written into each agent CLI's own MCP config (claude-code, codex, opencode); bench-agent, oracle and nop do not use them`,
+    );
+  }
+  if (sandbox.skillsDir !== null) {
+    notes.push(
+      `skills_dir ${sandbox.skillsDir}: its skills are placed in each agent CLI's own skills folder (docs/skills.md)`,
+    );
+  }
+  const image = sandbox.dockerImage;
   if (image !== null && task.dockerfile !== null) {
     notes.push(
       `docker_image "${image}" is set, so ${displayPath(task.dockerfile.path)} is not used (the image wins, as in Harbor and upstream); remove one of them`,
     );
   }
-  const solved = task.steps?.length
-    ? task.steps.every((s) => s.solveScript !== null)
-    : task.solveScript !== null;
+  const solved = steps.length > 0 ? steps.every((s) => s.solveScript !== null) : task.solveScript !== null;
   if (!solved) {
     notes.push("no solution (solution/solve.sh): `-a oracle` ends this task as task_error, unscored");
   }
@@ -82,34 +92,6 @@ async function composeNotes(task: Task): Promise<string[]> {
     `${displayPath(file)}: ${names.length} service(s) (${names.join(", ") || "none"}); the agent runs in "main"` +
       (listed.length > 0 ? `, which waits for ${listed.join(", ")}` : "") +
       "; only --sandbox container runs it (the namespace sandbox refuses it)",
-  ];
-}
-
-function stepNotes(task: Task, raw: Record<string, unknown>): string[] {
-  if (!Array.isArray(raw.steps) || raw.steps.length === 0) return [];
-  const names = raw.steps.map((s, i) => String(tableOf(s)?.name ?? `#${i + 1}`));
-  if (task.layout === "native") {
-    return [
-      `${names.length} steps: upstream's task.md layout does not run [[steps]] (use the task.toml layout)`,
-    ];
-  }
-  const strategy =
-    typeof raw.multi_step_reward_strategy === "string" ? raw.multi_step_reward_strategy : "mean";
-  return [
-    `${names.length} steps (${names.join(", ")}) in one sandbox, each with its own instruction and verifier; the reward is the ${strategy} of the steps' rewards`,
-  ];
-}
-
-function mcpNotes(sandbox: Record<string, unknown>): string[] {
-  const servers = Array.isArray(sandbox.mcp_servers) ? sandbox.mcp_servers : [];
-  if (servers.length === 0) return [];
-  const shown = servers.map((s) => {
-    const t = tableOf(s) ?? {};
-    const transport = String(t.transport ?? "sse");
-    return `${String(t.name ?? "?")} (${transport === "stdio" ? `stdio: ${String(t.command ?? "?")}` : `${transport}: ${String(t.url ?? "?")}`})`;
-  });
-  return [
-    `MCP servers ${shown.join(", ")}: written into each agent CLI's own MCP config (claude-code, codex, opencode); bench-agent, oracle and nop do not use them`,
   ];
 }
 
