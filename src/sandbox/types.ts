@@ -5,6 +5,22 @@ import type { Task } from "../task/types.js";
 
 export type SandboxKind = "namespace" | "container";
 
+/** Processes a sandbox may hold at once when the task names no limit of its own. */
+export const DEFAULT_PIDS_LIMIT = 4096;
+
+/** One resource limit: what the task asked, and how (or whether) the backend applied it. */
+export interface LimitRecord {
+  /** The task's value (MB for memory and storage, a count for pids), or null when it names none. */
+  requested: number | null;
+  /** How it holds: "cgroup", "rlimit", "filesystem", "engine", "watched", or "not_applied: <why>". */
+  applied: string;
+  /** Set once the agent went past it (the rollout is still scored: that is the policy's doing). */
+  exceeded?: boolean;
+}
+
+/** What a sandbox enforces; recorded in config.json as `limits`. */
+export type SandboxLimits = Partial<Record<"memory_mb" | "storage_mb" | "pids" | "cpus", LimitRecord>>;
+
 export interface ExecOptions {
   /** Wall-clock limit; on expiry the whole process tree is killed. Omitted or null: no limit. */
   timeoutSec?: number | null;
@@ -69,6 +85,8 @@ export interface Sandbox {
   readonly gatewayUrl?: string | null;
   /** The image the sandbox runs (container backends). */
   readonly image?: string;
+  /** The limits applied (and, after the agent, which it went past); read again when the trial ends. */
+  readonly limits?: SandboxLimits;
   /** Run a shell command line (bash -c) inside the sandbox. */
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Copy a host file or folder to a path inside the sandbox (folder contents land under sandboxPath). */
@@ -82,6 +100,12 @@ export interface Sandbox {
   setNetwork?(network: boolean): Promise<void>;
   /** Kill every process the agent left behind (before the verifier runs). */
   killAgentProcesses(): Promise<void>;
+  /**
+   * Called after killAgentProcesses and before the verifier's first exec: the backend gives the
+   * verifier room of its own (a disk the agent filled, a process or memory budget the agent spent)
+   * and settles `limits[...].exceeded`. Absent: nothing to do.
+   */
+  prepareVerifier?(): Promise<void>;
   /** Remove the sandbox and everything in it. Safe to call twice. */
   stop(): Promise<void>;
 }

@@ -28,6 +28,12 @@ export const PolicyRecord = z.strictObject({
   }),
 });
 
+const LimitRecord = z.strictObject({
+  requested: z.number().nullable(),
+  applied: z.string().describe('"cgroup", "rlimit", "filesystem", "engine", "watched" or "not_applied: <why>"'),
+  exceeded: z.boolean().optional(),
+});
+
 export const WrittenTrialConfig = z
   .strictObject({
     task_name: z.string(),
@@ -58,6 +64,16 @@ export const WrittenTrialConfig = z
     sandbox_image: z.string().nullable().optional(),
     network_enforcement: z.string().optional(),
     sandbox_warnings: z.array(z.string()).optional(),
+    limits: z
+      .strictObject({
+        memory_mb: LimitRecord.optional(),
+        storage_mb: LimitRecord.optional(),
+        pids: LimitRecord.optional(),
+        cpus: LimitRecord.optional(),
+      })
+      .nullable()
+      .optional(),
+    verifier_environment_mode: z.enum(["shared", "separate"]).optional(),
     // A CLI agent's install (agents/cli/agent.ts, image-install.ts).
     agent_version: z.string().optional(),
     agent_packages: z.array(z.string()).optional(),

@@ -81,6 +81,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     }
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
+    // Limits are settled after the agent (what it went past), so config.json reads them again.
+    if (state.sandboxDetails && state.sandbox?.limits) state.sandboxDetails.limits = { ...state.sandbox.limits };
     // Removing the sandbox is not on the rollout's path: the job waits for it before it ends.
     const stopping = state.sandbox?.stop().catch(() => undefined);
     if (stopping && plan.deferCleanup) plan.deferCleanup(stopping);
@@ -147,6 +149,7 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
       sandbox.networkEnforcement ??
       (plan.task.config.sandbox.networkMode === "no-network" ? "enforced" : "public"),
     sandbox_warnings: sandbox.warnings ?? [],
+    limits: sandbox.limits ?? null,
     ...state.prepared?.record,
   };
   // Written with the trial's other files at the end; the early config.json covers a crash before that.

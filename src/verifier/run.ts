@@ -51,6 +51,7 @@ export async function runVerifier(
   run: VerifierRun = taskVerifierRun(task, rolloutDir),
 ): Promise<VerifierOutcome> {
   await sandbox.killAgentProcesses();
+  await sandbox.prepareVerifier?.();
   const mount = task.verifierMount;
   if (run.clearMount) await sandbox.exec(`rm -rf -- ${mount} && mkdir -p ${mount}`, { user: "root" });
   for (const dir of run.uploads) await sandbox.upload(dir, mount);
