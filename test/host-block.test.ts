@@ -339,7 +339,10 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
         assert.equal(config.host_block.endpoint, `${host}:${endpointPort}`);
         assert.ok(config.host_block.addresses >= 1);
         assert.equal((await fs.readFile(path.join(dir, "agent/endpoint.txt"), "utf8")).trim(), "closed");
-        assert.ok(served.requests.length >= 2, `the gateway reached the endpoint: ${JSON.stringify(served.requests.map((q) => q.path))}`);
+        assert.ok(
+          served.requests.length >= 2,
+          `the gateway reached the endpoint: ${JSON.stringify(served.requests.map((q) => q.path))}`,
+        );
         assert.equal(r?.rewards?.reward, 1);
       } finally {
         await served.close();
