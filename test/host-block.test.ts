@@ -229,6 +229,50 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
     });
   }
 
+  for (const network of [true, false]) {
+    it(`container, compose (network ${network ? "on" : "off"}): the host is closed on the trial's network too; sidecars and DNS still answer`, async (t) => {
+      if (!(await engineOrSkip(t))) return;
+      const task = await containerTask({
+        name: "host-block-compose",
+        dockerfile: "FROM debian:bookworm-slim\nWORKDIR /app\n",
+        files: {
+          "docker-compose.yaml": `services:
+  side:
+    image: debian:bookworm-slim
+    command: ["sleep", "infinity"]
+`,
+        },
+      });
+      const sandbox = await new ContainerBackend().create({
+        task,
+        jobName: "host-block",
+        rolloutName: `host-block-compose__${network}`,
+        network,
+        hostService: { port: gatewayPort },
+      });
+      try {
+        assert.equal(sandbox.hostBlock?.applied, "nft", JSON.stringify(sandbox.hostBlock));
+        const gateway = (await sandbox.exec(GATEWAY_OF_ROUTE)).stdout.trim();
+        const hosts = [...new Set([...addresses, ...(gateway === "0.0.0.0" ? [] : [gateway])])];
+        const probes = (await sandbox.exec(probeScript(hosts.map((h) => [h, anyPort])), { user: "root" }))
+          .stdout;
+        t.diagnostic(probes);
+        for (const line of probes.trim().split("\n")) assert.match(line, /=> none$/, line);
+        // The sidecar by its name: the engine's resolver (on the bridge, for Podman) still answers.
+        const side = await sandbox.exec("getent hosts side", { user: "agent" });
+        assert.equal(side.exitCode, 0, `the sidecar's name does not resolve: ${side.stderr}`);
+        const viaEnv = await sandbox.exec(
+          `p=\${BENCHFLOW_GATEWAY_URL##*:}; timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n1 <&3"`,
+          { user: "agent" },
+        );
+        assert.equal(viaEnv.stdout.trim(), "gateway-ok", viaEnv.stderr);
+      } finally {
+        await sandbox.stop();
+        await removeTaskDir(task);
+      }
+    });
+  }
+
   it("namespace: a root agent's raw packets do not reach the host either", async (t) => {
     const python = await run("sh", ["-c", "command -v python3"]).catch(() => null);
     if (!python) {
