@@ -229,7 +229,7 @@ export async function applyHostBlock(
       // A kernel before 5.16 has no egress hook: the output hook alone still stops every socket.
       if (plan.devices.length === 0) throw err;
       await run(nft, nftRuleset(plan, false));
-      return record(`nft (no egress hook, ${rawPass}: ${(err as Error).message})`);
+      return record(`nft (output hook only, ${rawPass}: ${(err as Error).message})`);
     }
   } catch (err) {
     return record(`not_applied: ${(err as Error).message}`);
