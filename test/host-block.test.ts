@@ -305,7 +305,7 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
         `python3 /tmp/raw-syn.py tap0 10.0.2.100 52:55:0a:00:02:02 ${host} ${port}`;
       const blocked = await sandbox.exec(syn(blockedPort), { user: "root" });
       assert.equal(blocked.exitCode, 0, blocked.stderr);
-      t.diagnostic(`with the rules: ${blocked.stdout.trim()}`);
+      assert.match(blocked.stdout, /^send failed: .*No buffer space/, "the frame left for the host");
       // The control: the egress table removed (as the agent cannot), the same frame reaches the host.
       const { joinPrefix } = await sandbox.startNetwork();
       await run(joinPrefix[0] as string, [
@@ -317,11 +317,48 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
         "benchflow_host_block",
       ]);
       const control = await sandbox.exec(syn(controlPort), { user: "root" });
-      assert.equal(control.stdout.trim(), "sent", control.stderr);
+      assert.equal(control.stdout.trim(), "sent\nsynack", control.stderr);
       // Bounded only against a hang; slirp4netns handles frames in order, so the first came before.
       for (let i = 0; i < 500 && hits.control === 0; i++) await new Promise((r) => setTimeout(r, 20));
       assert.equal(hits.control, 1, "the control frame never reached the host: the probe itself is broken");
       assert.equal(hits.blocked, 0, "a raw frame reached the host past the rules");
+    } finally {
+      await made.cleanup();
+    }
+  });
+
+  it("container: a root agent's raw packets do not leave the container for the host", async (t) => {
+    const python = await run("sh", ["-c", "command -v python3"]).catch(() => null);
+    if (!python) return t.skip("python3 is not on this machine (the raw packet is written with it)");
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    const made = await makeSandbox(t, "container", { host: "127.0.0.1", port: policyPort });
+    if (!made) return;
+    try {
+      const info = await engine.client.json<{ State: { Pid: number } }>(
+        "GET",
+        `/containers/${made.sandbox.id}/json`,
+      );
+      // The agent's network namespace, entered with the host's python3 (the image has none).
+      const ns = `--net=/proc/${info.State.Pid}/ns/net`;
+      const route = (await run("nsenter", [ns, "ip", "-j", "route", "show", "default"])).stdout;
+      const gateway = (JSON.parse(route) as { gateway: string }[])[0]?.gateway as string;
+      const own = (await run("nsenter", [ns, "ip", "-j", "-4", "addr", "show", "eth0"])).stdout;
+      const src = (JSON.parse(own) as { addr_info: { local: string }[] }[])[0]?.addr_info[0]?.local as string;
+      // The bridge's MAC, read on the host: the interface that holds the gateway's address.
+      const ifaces = JSON.parse((await run("ip", ["-j", "addr", "show"])).stdout) as {
+        address: string;
+        addr_info: { local: string }[];
+      }[];
+      const mac = ifaces.find((i) => i.addr_info.some((a) => a.local === gateway))?.address as string;
+      assert.ok(gateway && src && mac, `${gateway} ${src} ${mac}`);
+      const script = path.join(REPO, "test/fixtures/raw-syn.py");
+      const syn = async () =>
+        (await run("nsenter", [ns, "python3", script, "eth0", src, mac, gateway, String(anyPort)])).stdout;
+      assert.match(await syn(), /^send failed: .*No buffer space/, "the frame left for the host");
+      // The control: without the egress table (the agent cannot drop it) the host answers the same frame.
+      await run("nsenter", [ns, "nft", "delete", "table", "netdev", "benchflow_host_block"]);
+      assert.equal((await syn()).trim(), "sent\nsynack");
     } finally {
       await made.cleanup();
     }
