@@ -73,7 +73,7 @@ function probeScript(targets: [string, number][]): string {
   return targets
     .map(
       ([h, p]) =>
-        `r=$(timeout 5 bash -c 'exec 3<>/dev/tcp/${h}/${p} && printf "GET /v1/models HTTP/1.0\\r\\n\\r\\n" >&3 && head -n1 <&3' 2>/dev/null | tr -d '\\r'); echo "${h} ${p} => \${r:-none}"`,
+        `r=$(timeout 30 bash -c 'exec 3<>/dev/tcp/${h}/${p} && printf "GET /v1/models HTTP/1.0\\r\\n\\r\\n" >&3 && head -n1 <&3' 2>/dev/null | tr -d '\\r'); echo "${h} ${p} => \${r:-none}"`,
     )
     .join("\n");
 }
@@ -196,7 +196,7 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
           assert.equal(BigInt(`0x${caps.trim()}`) & (1n << 12n), 0n, `${user} has CAP_NET_ADMIN: ${caps}`);
           // The gateway, through the relay, is still there for the agent.
           const viaEnv = await sandbox.exec(
-            `${made.gatewayPrelude ?? ""}p=\${BENCHFLOW_GATEWAY_URL##*:}; timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n1 <&3"`,
+            `${made.gatewayPrelude ?? ""}p=\${BENCHFLOW_GATEWAY_URL##*:}; timeout 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n1 <&3"`,
             { user },
           );
           assert.equal(viaEnv.stdout.trim(), "gateway-ok", viaEnv.stderr);
@@ -223,7 +223,7 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
       try {
         assert.equal(made.sandbox.hostBlock?.endpoint, "deb.debian.org:443");
         const connects = (port: number) =>
-          `timeout 10 bash -c 'exec 3<>/dev/tcp/deb.debian.org/${port}' 2>/dev/null && echo open || echo closed`;
+          `timeout 30 bash -c 'exec 3<>/dev/tcp/deb.debian.org/${port}' 2>/dev/null && echo open || echo closed`;
         assert.equal((await made.sandbox.exec(connects(443), { user: "agent" })).stdout.trim(), "closed");
         assert.equal((await made.sandbox.exec(connects(80), { user: "agent" })).stdout.trim(), "open");
       } finally {
@@ -265,7 +265,7 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
         const side = await sandbox.exec("getent hosts side", { user: "agent" });
         assert.equal(side.exitCode, 0, `the sidecar's name does not resolve: ${side.stderr}`);
         const viaEnv = await sandbox.exec(
-          `p=\${BENCHFLOW_GATEWAY_URL##*:}; timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n1 <&3"`,
+          `p=\${BENCHFLOW_GATEWAY_URL##*:}; timeout 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && tail -n1 <&3"`,
           { user: "agent" },
         );
         assert.equal(viaEnv.stdout.trim(), "gateway-ok", viaEnv.stderr);
@@ -420,7 +420,7 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
     it(`${sandbox}: a run records host_block in config.json, and the endpoint refuses the agent`, async (t) => {
       if (sandbox === "container" && !(await engineOrSkip(t))) return;
       const host = addresses.find((a) => net.isIPv4(a)) as string;
-      const probe = `timeout 5 bash -c 'exec 3<>/dev/tcp/${host}/${policyPort}' 2>/dev/null && echo open || echo closed`;
+      const probe = `timeout 30 bash -c 'exec 3<>/dev/tcp/${host}/${policyPort}' 2>/dev/null && echo open || echo closed`;
       const script = {
         conversations: [
           {

@@ -95,7 +95,7 @@ describe("the rules in a network namespace with slirp4netns", { skip: !isRoot &&
   /** What the host's server says inside the namespace: "ANY", or "none". */
   async function reach(network: SandboxNetwork): Promise<string> {
     const [file, ...args] = network.joinPrefix as [string, ...string[]];
-    const probe = `timeout 5 bash -c 'exec 3<>/dev/tcp/${host}/${port} && head -n1 <&3' 2>/dev/null || echo none`;
+    const probe = `timeout 30 bash -c 'exec 3<>/dev/tcp/${host}/${port} && head -n1 <&3' 2>/dev/null || echo none`;
     return (await run(file, [...args, "bash", "-c", probe])).stdout.trim();
   }
 
