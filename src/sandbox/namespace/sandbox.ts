@@ -3,7 +3,7 @@
 // its network namespace's holder and slirp4netns (netns.ts), which stop() ends.
 import path from "node:path";
 import { workspaceOf } from "../../task/types.js";
-import type { ExecOptions, ExecResult, Sandbox, SandboxSpec } from "../types.js";
+import type { DownloadOptions, ExecOptions, ExecResult, Sandbox, SandboxSpec } from "../types.js";
 import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
 import { type SandboxNetwork, startSandboxNetwork } from "./netns.js";
 import type { TreeView } from "./paths.js";
@@ -128,9 +128,9 @@ export class NamespaceSandbox implements Sandbox {
     await transfer.upload(this.parts.view, hostPath, sandboxPath, { ownership: this.parts.ownership });
   }
 
-  async download(sandboxPath: string, hostPath: string): Promise<void> {
+  async download(sandboxPath: string, hostPath: string, options?: DownloadOptions): Promise<void> {
     this.assertLive();
-    await transfer.download(this.parts.view, sandboxPath, hostPath);
+    await transfer.download(this.parts.view, sandboxPath, hostPath, options);
   }
 
   /** Each exec has its own pid namespace, so a finished exec leaves nothing; this ends agent execs still running. */
