@@ -21,6 +21,7 @@ FILES=(
   test/agents-mcp.test.ts
   test/compose.test.ts
   test/container-run.test.ts
+  test/copy-out-container.test.ts
   test/network-isolation.test.ts
   test/phase-network.test.ts
   test/runtime-fixtures-container.test.ts

@@ -33,12 +33,12 @@ async function assertNoLinkEscapes(dir: string, root: string): Promise<void> {
   }
 }
 
-async function assertSparse(file: string): Promise<void> {
+async function assertSparse(file: string, mib: number): Promise<void> {
   const st = await fs.stat(file);
-  assert.equal(st.size, 1024 ** 3, `${file} keeps its apparent size`);
+  assert.equal(st.size, mib * 1024 ** 2, `${file} keeps its apparent size`);
   assert.ok(
     st.blocks * 512 <= 256 * 1024,
-    `${file}: 1 GiB of holes took ${st.blocks * 512} bytes on the host`,
+    `${file}: ${mib} MiB of holes took ${st.blocks * 512} bytes on the host`,
   );
 }
 
@@ -59,12 +59,15 @@ export async function hostileLogsTrial(sandbox: "namespace" | "container", jobsD
   assert.equal(found.result?.rewards?.reward, 1, `${run.stdout}${run.stderr}`);
   assert.equal(run.code, 0, run.stderr);
   const dir = await fs.realpath(found.dir);
-  for (const logs of ["agent", "artifacts"]) {
+  for (const [logs, mib] of [
+    ["agent", 1024],
+    ["artifacts", 64],
+  ] as const) {
     const copy = path.join(dir, logs);
-    await assertSparse(path.join(copy, "sparse.bin"));
+    await assertSparse(path.join(copy, "sparse.bin"), mib);
     const mid = Buffer.alloc(6);
     const fh = await fs.open(path.join(copy, "sparse.bin"));
-    await fh.read(mid, 0, 6, 512 * 1024 * 1024);
+    await fh.read(mid, 0, 6, mib * 512 * 1024);
     await fh.close();
     assert.equal(mid.toString(), "middle", "the data inside the sparse file came out");
     assert.equal(await fs.readlink(path.join(copy, "ok-link")), "notes.txt");
@@ -83,7 +86,7 @@ export async function hostileLogsTrial(sandbox: "namespace" | "container", jobsD
       "the agent's forged record is not the record",
     );
   }
-  await assertSparse(path.join(dir, "verifier", "sparse.bin"));
+  await assertSparse(path.join(dir, "verifier", "sparse.bin"), 64);
   await assert.rejects(fs.lstat(path.join(dir, "verifier", "passwd-link")));
   assert.equal(
     (await cutsIn(path.join(dir, "verifier", ".benchflow-truncated.json")))["passwd-link"],
