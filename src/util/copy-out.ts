@@ -73,12 +73,15 @@ export class CopyOut {
   constructor(
     readonly source: string,
     readonly maxBytes: number,
+    /** Apparent bytes (zeros included) one download reads at most; tests make it small. */
+    maxScan?: number,
   ) {
     if (!Number.isFinite(maxBytes) || maxBytes < 0) {
       throw new Error(`download of ${source}: maxBytes must be a number of bytes >= 0, not ${maxBytes}`);
     }
-    // Zeros cost nothing on the host but take time to read (Node cannot seek to data): bounded too.
-    this.maxScan = Math.max(4 * 1024 ** 3, 8 * maxBytes);
+    // Zeros cost nothing on the host but take time to read (the engines send them; Node cannot
+    // seek to data): bounded too.
+    this.maxScan = maxScan ?? Math.max(4 * 1024 ** 3, 8 * maxBytes);
   }
 
   left(): number {

@@ -123,6 +123,29 @@ describe("copyTree", async () => {
       assert.equal(kept.length + spent, 50, "every small file either came out or is recorded");
     });
 
+    it("writes a file of written zeros as holes, and stops reading at the scan limit", async () => {
+      const src = path.join(root, "zeros");
+      await fs.mkdir(src);
+      await fs.writeFile(path.join(src, "zeros.bin"), Buffer.alloc(8 * 1024 * 1024));
+      await fs.writeFile(
+        path.join(src, "tail.bin"),
+        Buffer.concat([Buffer.alloc(8 * 1024 * 1024), Buffer.from("x")]),
+      );
+      const dest = path.join(root, "zeros-out");
+      await fs.mkdir(dest);
+      const out = new CopyOut("/logs/agent", 1024 * 1024, 12 * 1024 * 1024);
+      await copyTree(path.join(src, "zeros.bin"), path.join(dest, "zeros.bin"), { out });
+      const zeros = await fs.stat(path.join(dest, "zeros.bin"));
+      assert.equal(zeros.size, 8 * 1024 * 1024);
+      assert.ok(zeros.blocks * 512 <= 64 * 1024, `8 MiB of zeros took ${zeros.blocks * 512} bytes`);
+      await copyTree(path.join(src, "tail.bin"), path.join(dest, "tail.bin"), { out });
+      const record = await out.finish(path.join(dest, "tail.bin"));
+      const cut = record?.cut[0];
+      assert.equal(cut?.reason, "scan_limit");
+      assert.equal((await fs.stat(path.join(dest, "tail.bin"))).size, cut?.kept_bytes);
+      assert.ok((cut?.kept_bytes ?? 0) <= 8 * 1024 * 1024, "the copy stopped before the end");
+    });
+
     it("puts a copied file's record after its name, and keeps an earlier record", async () => {
       const file = path.join(root, "one-big.bin");
       await fs.writeFile(file, Buffer.alloc(10_000, 1));

@@ -12,7 +12,7 @@ import { extractTo } from "./tar-read.js";
 import { entriesOf, tarStream } from "./tar-write.js";
 
 let tmp: string;
-const budget = (maxBytes = 64 * 1024 * 1024) => new CopyOut("/test", maxBytes);
+const budget = (maxBytes = 64 * 1024 * 1024, maxScan?: number) => new CopyOut("/test", maxBytes, maxScan);
 const longName = `${"deep/".repeat(30)}file-with-a-long-name.txt`;
 
 before(async () => {
@@ -241,5 +241,25 @@ describe("tar reader against hostile archives", () => {
     const dc = record.cut.find((c: { path: string }) => c.path === "dense.bin");
     assert.deepEqual([dc.reason, dc.size, dc.kept_bytes], ["over_budget", 3 * 1024 * 1024, dense.size]);
     assert.deepEqual(record.cut.find((c: { path: string }) => c.path === "after.txt").reason, "budget_spent");
+  });
+
+  it("stops reading a stream past the scan limit, and records it", async () => {
+    const archive = path.join(tmp, "endless.tar");
+    pythonTar(archive, [
+      { name: "logs", type: "dir" },
+      { name: "logs/zeros.bin", type: "file", zeros: 32 * 1024 * 1024 },
+      { name: "logs/after.txt", type: "file", text: "after" },
+    ]);
+    const dest = path.join(tmp, "endless-out");
+    const stream = createReadStream(archive);
+    const out = budget(1024 * 1024, 4 * 1024 * 1024);
+    await extractTo(stream, dest, out);
+    await out.finish(dest);
+    assert.ok(stream.destroyed, "the stream was closed");
+    await assert.rejects(fs.access(path.join(dest, "after.txt")));
+    assert.ok((await fs.stat(path.join(dest, "zeros.bin"))).size <= 4 * 1024 * 1024);
+    const cuts = await cutsOf(dest);
+    assert.equal(cuts[""], "scan_limit");
+    assert.equal(cuts["zeros.bin"], "scan_limit");
   });
 });
