@@ -141,18 +141,20 @@ export class SparseFile {
   private fill = 0;
   private writtenTo = 0;
   private stoppedAt: number | null = null;
-  private readonly stage = Buffer.allocUnsafe(REGION);
+  /** Made on the first write, as small as the file (most logs are a few KiB), up to one region. */
+  private stage: Buffer | null = null;
 
   private constructor(
     private readonly fh: fs.FileHandle,
     private readonly out: CopyOut,
+    private readonly sizeHint: number,
   ) {}
 
   /** A new file at dest; whatever was there goes first, and the open never follows a link. */
-  static async create(dest: string, mode: number, out: CopyOut): Promise<SparseFile> {
+  static async create(dest: string, mode: number, out: CopyOut, sizeHint = REGION): Promise<SparseFile> {
     await fs.rm(dest, { force: true, recursive: true });
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-    return new SparseFile(await fs.open(dest, flags, mode & 0o777), out);
+    return new SparseFile(await fs.open(dest, flags, mode & 0o777), out, sizeHint);
   }
 
   /** True once the budget ended inside this file: the rest need not be read. */
@@ -170,20 +172,31 @@ export class SparseFile {
         continue;
       }
       const n = Math.min(REGION - this.fill, chunk.length - off);
-      chunk.copy(this.stage, this.fill, off, off + n);
+      const stage = this.stageFor(this.fill + n);
+      chunk.copy(stage, this.fill, off, off + n);
       this.fill += n;
       off += n;
       if (this.fill === REGION) {
-        await this.region(this.stage);
+        await this.region(stage);
         this.fill = 0;
       }
     }
   }
 
+  private stageFor(bytes: number): Buffer {
+    if (this.stage && this.stage.length >= bytes) return this.stage;
+    const grown = Buffer.allocUnsafe(
+      Math.min(REGION, Math.max(bytes, 2 * (this.stage?.length ?? 0), this.sizeHint, BLOCK)),
+    );
+    this.stage?.copy(grown, 0, 0, this.fill);
+    this.stage = grown;
+    return grown;
+  }
+
   /** Flush, keep the apparent size (or the size at the cut), close. Returns the size kept. */
   async close(): Promise<number> {
     try {
-      if (this.fill > 0 && !this.stopped) await this.region(this.stage.subarray(0, this.fill));
+      if (this.stage && this.fill > 0 && !this.stopped) await this.region(this.stage.subarray(0, this.fill));
       this.fill = 0;
       const size = this.stoppedAt ?? this.pos;
       if (size > this.writtenTo) await this.fh.truncate(size);

@@ -238,7 +238,7 @@ async function makeDir(dest: string): Promise<void> {
 
 async function writeFile(entry: ArchiveEntry, dest: string, out: CopyOut, rel: string): Promise<void> {
   await fs.mkdir(path.dirname(dest), { recursive: true });
-  const file = await SparseFile.create(dest, entry.mode, out);
+  const file = await SparseFile.create(dest, entry.mode, out, entry.size);
   let seen = 0;
   try {
     for await (const piece of entry.body()) {
