@@ -4,8 +4,8 @@
 import { execFile } from "node:child_process";
 import { constants, promises as fs, type Stats } from "node:fs";
 import path from "node:path";
-import { type CopyOut, placeLinks, SparseFile } from "./copy-out.js";
-import { Limiter } from "./limit.js";
+import { type CopyOut, ENTRY_COST, placeLinks, SparseFile } from "./copy-out.js";
+import { Limiter, mapLimit } from "./limit.js";
 
 export interface CopyTreeOptions {
   /**
@@ -85,17 +85,17 @@ async function outEntry(walk: OutWalk, from: string, to: string, rel: string, st
   const made = await fs.mkdir(to, { recursive: true, mode });
   if (made !== undefined && mode !== 0o755) await fs.chmod(to, mode);
   const entries = await fs.readdir(from, { withFileTypes: true });
-  await Promise.all(
-    entries.map(async (e) => {
-      const sub = rel === "" ? e.name : `${rel}/${e.name}`;
-      if (out.reserved(sub, e.name)) return;
-      if (!e.isFile() && !e.isDirectory() && !e.isSymbolicLink()) {
-        return out.cut({ path: sub, reason: "special_file" });
-      }
-      const subFrom = path.join(from, e.name);
-      return outEntry(walk, subFrom, path.join(to, e.name), sub, await fs.lstat(subFrom));
-    }),
-  );
+  // A folder of a million files must not become a million calls in flight.
+  await mapLimit(entries, 64, async (e) => {
+    const sub = rel === "" ? e.name : `${rel}/${e.name}`;
+    if (out.reserved(sub, e.name)) return;
+    if (out.left() < ENTRY_COST) return out.cut({ path: sub, reason: "budget_spent" });
+    if (!e.isFile() && !e.isDirectory() && !e.isSymbolicLink()) {
+      return out.cut({ path: sub, reason: "special_file" });
+    }
+    const subFrom = path.join(from, e.name);
+    return outEntry(walk, subFrom, path.join(to, e.name), sub, await fs.lstat(subFrom));
+  });
 }
 
 async function outFile(walk: OutWalk, from: string, to: string, rel: string, st: Stats): Promise<void> {

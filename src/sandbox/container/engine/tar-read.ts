@@ -178,9 +178,11 @@ export async function extractTo(
   let top: string | null = null;
   for await (const entry of readArchive(scanned(stream, out))) {
     if (entry.type === "g") continue;
+    const first = top === null;
     top ??= entry.name.split("/")[0] ?? "";
     const rel = inside(entry.name, top);
-    if (rel === null || beneathLink(rel, links)) {
+    // The top comes once, first: a second one would replace the whole destination.
+    if (rel === null || (rel === "" && !first) || beneathLink(rel, links)) {
       out.cut({ path: entry.name, reason: "unsafe_path" });
       continue;
     }

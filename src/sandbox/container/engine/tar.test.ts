@@ -168,6 +168,7 @@ describe("tar reader against hostile archives", () => {
       { name: "top/fifo", type: "fifo" },
       { name: "top/tty", type: "chr" },
       { name: "top/.benchflow-truncated.json", type: "file", text: "[]" },
+      { name: "top", type: "file", text: "would replace the destination" },
     ]);
     const dest = path.join(tmp, "hostile-out");
     const out = budget();
@@ -209,6 +210,7 @@ describe("tar reader against hostile archives", () => {
       fifo: "special_file",
       tty: "special_file",
       ".benchflow-truncated.json": "reserved_name",
+      top: "unsafe_path",
     });
   });
 
