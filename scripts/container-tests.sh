@@ -21,6 +21,7 @@ FILES=(
   test/agents-mcp.test.ts
   test/compose.test.ts
   test/container-run.test.ts
+  test/copy-out-container.test.ts
   test/host-block.test.ts
   test/network-isolation.test.ts
   test/phase-network.test.ts

@@ -8,6 +8,18 @@ export type SandboxKind = "namespace" | "container";
 /** Processes a sandbox may hold at once when the task names no limit of its own. */
 export const DEFAULT_PIDS_LIMIT = 4096;
 
+/**
+ * The most bytes one download writes on the host unless the caller says otherwise (agent logs,
+ * artifacts, the verifier's folder): past it files are cut and the cut is recorded (see
+ * src/util/copy-out.ts).
+ */
+export const DEFAULT_DOWNLOAD_MAX_BYTES = 512 * 1024 * 1024;
+
+export interface DownloadOptions {
+  /** Bytes really written on the host (zeros of a sparse file are holes and count nothing). */
+  maxBytes?: number;
+}
+
 /** One resource limit: what the task asked, and how (or whether) the backend applied it. */
 export interface LimitRecord {
   /** The task's value (MB for memory and storage, a count for pids), or null when it names none. */
@@ -111,8 +123,13 @@ export interface Sandbox {
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Copy a host file or folder to a path inside the sandbox (folder contents land under sandboxPath). */
   upload(hostPath: string, sandboxPath: string): Promise<void>;
-  /** Copy a sandbox file or folder out to a host path. Missing source: no error, nothing copied. */
-  download(sandboxPath: string, hostPath: string): Promise<void>;
+  /**
+   * Copy a sandbox file or folder out to a host path. Missing source: no error, nothing copied.
+   * Bounded: at most `maxBytes` written (default DEFAULT_DOWNLOAD_MAX_BYTES), holes kept, links
+   * only inside the copied tree, no special files; what was left out is recorded in
+   * `.benchflow-truncated.json` inside the copied folder (after a copied file's name).
+   */
+  download(sandboxPath: string, hostPath: string, options?: DownloadOptions): Promise<void>;
   /**
    * The network of the execs that follow, where a phase overrides the task's baseline ([agent] or
    * [verifier] network_mode). Absent where the backend cannot switch it during a trial.

@@ -30,7 +30,9 @@ export const PolicyRecord = z.strictObject({
 
 const LimitRecord = z.strictObject({
   requested: z.number().nullable(),
-  applied: z.string().describe('"cgroup", "rlimit", "filesystem", "engine", "watched" or "not_applied: <why>"'),
+  applied: z
+    .string()
+    .describe('"cgroup", "rlimit", "filesystem", "engine", "watched" or "not_applied: <why>"'),
   exceeded: z.boolean().optional(),
 });
 

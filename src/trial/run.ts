@@ -82,7 +82,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
     // Limits are settled after the agent (what it went past), so config.json reads them again.
-    if (state.sandboxDetails && state.sandbox?.limits) state.sandboxDetails.limits = { ...state.sandbox.limits };
+    if (state.sandboxDetails && state.sandbox?.limits)
+      state.sandboxDetails.limits = { ...state.sandbox.limits };
     // Removing the sandbox is not on the rollout's path: the job waits for it before it ends.
     const stopping = state.sandbox?.stop().catch(() => undefined);
     if (stopping && plan.deferCleanup) plan.deferCleanup(stopping);

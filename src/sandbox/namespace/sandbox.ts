@@ -4,7 +4,14 @@
 import path from "node:path";
 import { workspaceOf } from "../../task/types.js";
 import { hostBlockRecordOf, hostBlockWarning } from "../host-block.js";
-import type { ExecOptions, ExecResult, HostBlockRecord, Sandbox, SandboxSpec } from "../types.js";
+import type {
+  DownloadOptions,
+  ExecOptions,
+  ExecResult,
+  HostBlockRecord,
+  Sandbox,
+  SandboxSpec,
+} from "../types.js";
 import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
 import { type SandboxNetwork, startSandboxNetwork } from "./netns.js";
 import type { TreeView } from "./paths.js";
@@ -143,9 +150,9 @@ export class NamespaceSandbox implements Sandbox {
     await transfer.upload(this.parts.view, hostPath, sandboxPath, { ownership: this.parts.ownership });
   }
 
-  async download(sandboxPath: string, hostPath: string): Promise<void> {
+  async download(sandboxPath: string, hostPath: string, options?: DownloadOptions): Promise<void> {
     this.assertLive();
-    await transfer.download(this.parts.view, sandboxPath, hostPath);
+    await transfer.download(this.parts.view, sandboxPath, hostPath, options);
   }
 
   /** Each exec has its own pid namespace, so a finished exec leaves nothing; this ends agent execs still running. */

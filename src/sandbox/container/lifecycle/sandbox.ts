@@ -3,7 +3,15 @@
 // compose trial's sidecars and network).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { ExecOptions, ExecResult, HostBlockRecord, Sandbox } from "../../types.js";
+import { CopyOut } from "../../../util/copy-out.js";
+import {
+  DEFAULT_DOWNLOAD_MAX_BYTES,
+  type DownloadOptions,
+  type ExecOptions,
+  type ExecResult,
+  type HostBlockRecord,
+  type Sandbox,
+} from "../../types.js";
 import { EngineError } from "../engine/client.js";
 import type { Engine } from "../engine/engine.js";
 import { execInContainer, execQuiet } from "../engine/exec.js";
@@ -91,7 +99,8 @@ export class ContainerSandbox implements Sandbox {
     });
   }
 
-  async download(sandboxPath: string, hostPath: string): Promise<void> {
+  async download(sandboxPath: string, hostPath: string, options: DownloadOptions = {}): Promise<void> {
+    const out = new CopyOut(sandboxPath, options.maxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES);
     let res: Awaited<ReturnType<Engine["client"]["call"]>>;
     try {
       res = await this.init.engine.client.call("GET", `/containers/${this.id}/archive`, {
@@ -102,7 +111,8 @@ export class ContainerSandbox implements Sandbox {
       throw err;
     }
     await fs.mkdir(path.dirname(path.resolve(hostPath)), { recursive: true });
-    await extractTo(res, path.resolve(hostPath));
+    await extractTo(res, path.resolve(hostPath), out);
+    await out.finish(path.resolve(hostPath));
   }
 
   async killAgentProcesses(): Promise<void> {
