@@ -115,8 +115,9 @@ export async function hardenForVerifier(
     const s = steps.get(step as HardeningStepRecord["name"]) as HardeningStepRecord | undefined;
     if (!s || !action || what === undefined) continue;
     s.counts[action] = (s.counts[action] ?? 0) + 1;
-    const list = (s.paths[action] ??= []);
+    const list = s.paths[action] ?? [];
     if (list.length < MAX_PATHS) list.push(what);
+    s.paths[action] = list;
   }
   const { env, dropped } = pinnedEnv(entries, keep);
   return {
@@ -143,10 +144,14 @@ function pinnedEnv(
 ): { env: Record<string, string>; dropped: Record<string, string[]> } {
   const kept: Record<string, string[]> = {};
   const dropped: Record<string, string[]> = {};
+  const add = (into: Record<string, string[]>, name: string, entry?: string) => {
+    const list = into[name] ?? [];
+    if (entry !== undefined) list.push(entry);
+    into[name] = list;
+  };
   entries.forEach((e, i) => {
-    const into = keep.has(i) ? kept : dropped;
-    (into[e.name] ??= []).push(e.entry);
-    kept[e.name] ??= [];
+    add(kept, e.name, keep.has(i) ? e.entry : undefined);
+    if (!keep.has(i)) add(dropped, e.name, e.entry);
   });
   const env: Record<string, string> = {};
   for (const [name, list] of Object.entries(kept)) {
