@@ -27,7 +27,7 @@ export interface VerifierSnapshot {
   readonly imageEnv: Record<string, string>;
   /** Whether the image had a Python to read stdlib and installed module names from. */
   readonly python: boolean;
-  readonly counts: { files: number; symlinks: number; processes: number; shadowNames: number };
+  readonly counts: { files: number; symlinks: number; processes: number; shadow_names: number };
   /** Removes the host folder. */
   dispose(): Promise<void>;
 }
@@ -100,7 +100,7 @@ export async function snapshotForVerifier(
         files: lists.files.length,
         symlinks: lists.links.length,
         processes: processes.length,
-        shadowNames: shadow.length,
+        shadow_names: shadow.length,
       },
       dispose: () => fs.rm(dir, { recursive: true, force: true }),
     };
