@@ -118,6 +118,9 @@ for e in "$W"/*; do n=$\{e##*/}
   [[ -n $m && -n $\{shadow[$m]-} && -z $\{had[$m]-} ]] || continue
   rm -rf -- "$e" && rec shadowing_modules removed "$e"
 done
+# /logs/verifier a real folder (a root agent could have made it a symlink to a reward of its own).
+if [[ -L /logs/verifier || ! -d /logs/verifier ]]; then
+  rm -rf -- /logs/verifier && mkdir -p -m 755 -- /logs/verifier && rec verifier_mount fresh /logs/verifier; fi
 # The tests' mount, made fresh: never merged into what the agent left there.
 rm -rf -- "$M" && mkdir -p -m 755 -- "$M" && rec verifier_mount fresh "$M"
 # Path entries of the verifier's environment the agent could write.

@@ -37,6 +37,16 @@ describe("verifier hardening (namespace sandbox)", {
     cleanups.push(() => sandbox.stop());
     assert.equal(sandbox.agentIsNonRoot, true);
   });
+  const withEnv = async () => {
+    const task = await tempDir("harden-task-env");
+    cleanups.push(task.cleanup);
+    const env = { PATH: "/app/.venv/bin:/opt/tool/bin:/usr/bin:/bin", PYTHONPATH: "/opt/lib:/tmp/lib" };
+    const s = await createNamespaceBackend({ tool: "bwrap" }).create(
+      makeSpec(makeTask({ dir: task.dir, env })),
+    );
+    cleanups.push(() => s.stop());
+    return s;
+  };
   after(async () => {
     for (const c of cleanups.reverse()) await c();
   });
@@ -59,5 +69,29 @@ describe("verifier hardening (namespace sandbox)", {
       record.env.PATH ?? "",
       /^\/usr\/local\/sbin:\/usr\/local\/bin:\/usr\/sbin:\/usr\/bin:\/sbin:\/bin$/,
     );
+  });
+
+  it("pins PATH and PYTHONPATH to what the agent cannot write, and leaves conftests alone when asked", async () => {
+    const s = await withEnv();
+    const run = async (command: string, user: "agent" | "root") =>
+      assert.equal((await s.exec(command, { user, cwd: "/" })).exitCode, 0);
+    await run(
+      "mkdir -p /opt/tool/bin /app/pkg && echo 'X = 1' > /app/pkg/conftest.py && chown -R agent /app",
+      "root",
+    );
+    const snapshot = await snapshotForVerifier(s);
+    cleanups.push(() => snapshot.dispose());
+    await run("echo 'import os' > /app/conftest.py && echo 'Y = 2' > /app/pkg/conftest.py", "agent");
+    const record = await hardenForVerifier(s, snapshot, { mount: "/tests", cleanupConftests: false });
+    assert.equal(
+      record.env.PATH,
+      "/opt/tool/bin:/usr/bin:/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin",
+    );
+    assert.equal(record.env.PYTHONPATH, "/opt/lib");
+    assert.deepEqual(record.dropped_env_entries, { PATH: ["/app/.venv/bin"], PYTHONPATH: ["/tmp/lib"] });
+    assert.deepEqual(counts(record).conftests, undefined);
+    assert.deepEqual(counts(record).build_files, undefined);
+    const left = await s.exec("cat /app/conftest.py /app/pkg/conftest.py", { user: "root" });
+    assert.equal(left.stdout, "import os\nY = 2\n");
   });
 });

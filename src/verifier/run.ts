@@ -42,7 +42,14 @@ export interface VerifierRun {
    * Hardening before the test (verifier/harden.ts; it also makes the mount fresh), or "off"
    * (recorded so); absent: neither run nor recorded.
    */
-  hardening?: { snapshot: VerifierSnapshot; cleanupConftests: boolean } | "off";
+  hardening?:
+    | {
+        snapshot: VerifierSnapshot;
+        cleanupConftests: boolean;
+        /** Default: when the agent is root; false in a sandbox the agent never ran in. */
+        killUnknownProcesses?: boolean;
+      }
+    | "off";
 }
 
 /** The one-step task's verifier run: its tests folder, its timeout and env, into <rollout>/verifier. */
@@ -72,6 +79,9 @@ export async function runVerifier(
     record = await hardenForVerifier(sandbox, hardening.snapshot, {
       mount,
       cleanupConftests: hardening.cleanupConftests,
+      ...(hardening.killUnknownProcesses !== undefined
+        ? { killUnknownProcesses: hardening.killUnknownProcesses }
+        : {}),
     });
   } else if (hardening === "off") record = HARDENING_OFF;
   if (record) await writeHardeningRecord(run.outDir, record);
