@@ -8,6 +8,7 @@ import path from "node:path";
 import { CategorizedError } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { FILE_VARS, snapshotScript } from "./snapshot-script.js";
+import { STDLIB_FALLBACK } from "./stdlib-names.js";
 
 export interface AgentIdentity {
   /** The agent runs as root (every process not seen before it is killed, system files stay open). */
@@ -25,7 +26,7 @@ export interface VerifierSnapshot {
   readonly agent: AgentIdentity;
   /** The image's path-valued variables as the verifier would get them (null: not set). */
   readonly imageEnv: Record<string, string>;
-  /** Whether the image had a Python to read stdlib and installed module names from. */
+  /** Whether the image had a Python to read stdlib and installed module names from (else CPython 3.11's stdlib names). */
   readonly python: boolean;
   readonly counts: { files: number; symlinks: number; processes: number; shadow_names: number };
   /** Removes the host folder. */
@@ -156,6 +157,7 @@ function parseSnapshot(stdout: string): ParsedSnapshot {
       out.env[name] = value;
     }
   }
+  if (!out.python) for (const name of STDLIB_FALLBACK) shadow.add(name);
   out.shadow = [...shadow].sort();
   return out;
 }
