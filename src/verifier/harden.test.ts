@@ -94,4 +94,18 @@ describe("verifier hardening (namespace sandbox)", {
     const left = await s.exec("cat /app/conftest.py /app/pkg/conftest.py", { user: "root" });
     assert.equal(left.stdout, "import os\nY = 2\n");
   });
+
+  it("a later step's snapshot takes the step's own files as the task's", async () => {
+    const s = await withEnv();
+    const first = await snapshotForVerifier(s);
+    // The step's workdir files arrive (as the trial uploads them), then the snapshot is taken again.
+    assert.equal((await s.exec("printf 'all:\\n\\ttrue\\n' > /app/Makefile", { user: "root" })).exitCode, 0);
+    const step = await snapshotForVerifier(s, first);
+    await first.dispose();
+    cleanups.push(() => step.dispose());
+    assert.deepEqual(step.imageEnv, first.imageEnv);
+    const record = await hardenForVerifier(s, step, { mount: "/tests", cleanupConftests: true });
+    assert.equal(counts(record).build_files, undefined);
+    assert.equal((await s.exec("cat /app/Makefile", { user: "root" })).stdout, "all:\n\ttrue\n");
+  });
 });
