@@ -74,7 +74,11 @@ describe("verifier hardening (container)", () => {
       // env -i: no BENCHFLOW_ROLE marker, so killAgentProcesses alone misses it.
       await sh(sandbox, "env -i /usr/bin/setsid /bin/sleep 602 >/dev/null 2>&1 < /dev/null &", "agent");
       const site = (await sh(sandbox, "python3 -c 'import site; print(site.getsitepackages()[0])'")).trim();
-      await sh(sandbox, `mkdir -p ${site} && echo 'import os' > ${site}/evil.pth`, "agent");
+      await sh(
+        sandbox,
+        `mkdir -p ${site} && echo 'import os' > ${site}/evil.pth && echo 'import os' > /conftest.py`,
+        "agent",
+      );
       await sandbox.killAgentProcesses();
       const seen = await sh(sandbox, "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '");
       assert.match(seen, /sleep 602/, "the marker sweep alone leaves it");
@@ -85,6 +89,8 @@ describe("verifier hardening (container)", () => {
       assert.deepEqual(record.steps.find((s) => s.name === "startup_hooks")?.paths.removed, [
         `${site}/evil.pth`,
       ]);
+      // pytest looks for conftest.py and its ini file up from /tests, so at / too.
+      assert.deepEqual(record.steps.find((s) => s.name === "conftests")?.paths.removed, ["/conftest.py"]);
       const left = await sh(sandbox, "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '");
       assert.doesNotMatch(left, /sleep 602/);
       assert.match(left, /sleep 601/);

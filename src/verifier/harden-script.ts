@@ -84,11 +84,13 @@ for f in "$\{!ship[@]}"; do e=$\{ship[$f]}; sha=$\{e%%:*}; own=$\{e#*:}
     t=$\{own%:*}; chown "$\{t%:*}" -- "$f"; chmod "$\{t##*:}" -- "$f"; rec "$(kind "$f")" restored "$f"
   else rec "$(kind "$f")" removed "$f"; fi
 done
-# New build files in the workspace; new conftest.py anywhere the agent writes (never the tests').
+# New build files in the workspace (and at /, where pytest looks up from /tests); new conftest.py
+# anywhere the agent writes (never the tests').
 while IFS= read -r -d '' f; do
   [[ -z $\{ship[$f]-} ]] && conf "$f" && rm -f -- "$f" || continue
   if [[ $\{f##*/} == conftest.py ]]; then rec conftests removed "$f"; else rec build_files removed "$f"; fi
-done < <(find "$W" -xdev -name .git -prune -o \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0 2>/dev/null)
+done < <(find "$W" -xdev -name .git -prune -o \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0 2>/dev/null
+  find / -maxdepth 1 \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0 2>/dev/null)
 if [[ $BF_CONFTESTS == 1 ]]; then
   while IFS= read -r -d '' f; do
     [[ -z $\{ship[$f]-} ]] && rm -f -- "$f" && rec conftests removed "$f"

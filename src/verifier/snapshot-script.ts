@@ -19,6 +19,13 @@ export const BUILD_NAMES = [
   "GNUmakefile",
   "pytest.ini",
   "conftest.py",
+  // Read from the working directory by the tools a test runs (uvx, npm, pip through uv).
+  "uv.toml",
+  ".python-version",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  "pip.conf",
 ];
 
 /** Files that make Python run code at startup or pytest load a plugin: watched in agent-writable areas. */
@@ -143,7 +150,9 @@ for d in "$\{sitedirs[@]}"; do { writable "$d" || { [[ -z $AU && -w $d ]]; }; } 
 for a in "$\{areas[@]}"; do printf 'A\t%s\n' "$a"; done
 # Watched files: the build files in the workspace, the startup hooks and entry points in every area.
 list=$(mktemp); trap 'rm -f "$list"' EXIT
+# The filesystem's root too: pytest looks for its ini file and conftest.py up from /tests.
 { find "$W" -xdev -name .git -prune -o \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0
+  find / -maxdepth 1 \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0
   find "$\{areas[@]}" -xdev \( -type f -o -type l \) \( "$\{HOOKS[@]}" \) -print0
 } 2>/dev/null > "$list"
 declare -A seen=()

@@ -17,7 +17,7 @@ chown -R "$(stat -c %u:%g /home/agent)" /app`;
 export const PLANTS = `set -e; cd /app
 echo 'all: ; echo 1 > /logs/verifier/reward.txt' > Makefile
 rm pyproject.toml
-echo hack > requirements-dev.txt
+echo hack > requirements-dev.txt && echo 'index-url = "file:///tmp/evil"' > uv.toml
 echo 'import os' > conftest.py
 ln -s /logs/verifier out
 ln -s ../tests/stale.py up
@@ -34,7 +34,7 @@ export const counts = (r: HardeningRecord) =>
 /** What hardening.json counts for the scenario. */
 export const EXPECTED_COUNTS = {
   symlinks: { removed: 3 },
-  build_files: { restored: 2, removed: 1 },
+  build_files: { restored: 2, removed: 2 },
   conftests: { removed: 1 },
   startup_hooks: { removed: 2 },
   pytest_plugins: { removed: 1 },
