@@ -22,6 +22,7 @@ FILES=(
   test/agents-mcp.test.ts
   test/compose.test.ts
   test/container-run.test.ts
+  test/host-block.test.ts
   test/network-isolation.test.ts
   test/phase-network.test.ts
   test/runtime-fixtures-container.test.ts

@@ -21,6 +21,22 @@ export interface LimitRecord {
 /** What a sandbox enforces; recorded in config.json as `limits`. */
 export type SandboxLimits = Partial<Record<"memory_mb" | "storage_mb" | "pids" | "cpus", LimitRecord>>;
 
+/** The server the gateway calls for the policy (from its base URL). */
+export interface PolicyEndpoint {
+  host: string;
+  port: number;
+}
+
+/** What the sandbox closed around the gateway (host-block.ts); recorded in config.json as `host_block`. */
+export interface HostBlockRecord {
+  /** How many of the host's own addresses the agent cannot reach (any port but DNS). */
+  addresses: number;
+  /** The policy endpoint ("host:port") closed too, or null when the job names none. */
+  endpoint: string | null;
+  /** "nft", "iptables", "no_network" (nothing to close), or "not_applied: <why>". */
+  applied: string;
+}
+
 export interface ExecOptions {
   /** Wall-clock limit; on expiry the whole process tree is killed. Omitted or null: no limit. */
   timeoutSec?: number | null;
@@ -67,6 +83,8 @@ export interface SandboxSpec {
   hostService?: { port: number; host?: string };
   /** Host paths bound read-only into the sandbox, so nothing is copied per trial. */
   readOnlyMounts?: ReadOnlyMount[];
+  /** The policy endpoint, closed to the agent like the host's own addresses (it must use the gateway). */
+  policyEndpoint?: PolicyEndpoint;
 }
 
 export interface Sandbox {
@@ -83,6 +101,8 @@ export interface Sandbox {
   readonly networkEnforcement?: string;
   /** The host service's address as seen from inside (BENCHFLOW_GATEWAY_URL), when one was asked for. */
   readonly gatewayUrl?: string | null;
+  /** What is closed around the gateway: the host's addresses and the policy endpoint (host-block.ts). */
+  readonly hostBlock?: HostBlockRecord;
   /** The image the sandbox runs (container backends). */
   readonly image?: string;
   /** The limits applied (and, after the agent, which it went past); read again when the trial ends. */

@@ -73,6 +73,15 @@ export const WrittenTrialConfig = z
       })
       .nullable()
       .optional(),
+    // What is closed around the gateway (sandbox/host-block.ts): the host's own addresses and the endpoint.
+    host_block: z
+      .strictObject({
+        addresses: z.number().int(),
+        endpoint: z.string().nullable(),
+        applied: z.string().describe('"nft", "iptables", "no_network", or "not_applied: <why>"'),
+      })
+      .nullable()
+      .optional(),
     verifier_environment_mode: z.enum(["shared", "separate"]).optional(),
     verifier_hardening: z
       .enum(["on", "off"])

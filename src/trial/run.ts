@@ -141,6 +141,7 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
       network: plan.task.config.sandbox.networkMode !== "no-network",
       jobDir: plan.jobDir,
       ...(plan.hooks?.hostService ? { hostService: plan.hooks.hostService } : {}),
+      ...(plan.hooks?.policyEndpoint ? { policyEndpoint: plan.hooks.policyEndpoint } : {}),
       ...(state.prepared?.readOnlyMounts ? { readOnlyMounts: state.prepared.readOnlyMounts } : {}),
     });
   } catch (err) {
@@ -160,6 +161,7 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
       (plan.task.config.sandbox.networkMode === "no-network" ? "enforced" : "public"),
     sandbox_warnings: sandbox.warnings ?? [],
     limits: sandbox.limits ?? null,
+    host_block: sandbox.hostBlock ?? null,
     verifier_hardening: hardeningSwitch(plan),
     ...state.prepared?.record,
   };

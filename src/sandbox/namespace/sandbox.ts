@@ -3,7 +3,8 @@
 // its network namespace's holder and slirp4netns (netns.ts), which stop() ends.
 import path from "node:path";
 import { workspaceOf } from "../../task/types.js";
-import type { ExecOptions, ExecResult, Sandbox, SandboxSpec } from "../types.js";
+import { hostBlockRecordOf, hostBlockWarning } from "../host-block.js";
+import type { ExecOptions, ExecResult, HostBlockRecord, Sandbox, SandboxSpec } from "../types.js";
 import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
 import { type SandboxNetwork, startSandboxNetwork } from "./netns.js";
 import type { TreeView } from "./paths.js";
@@ -44,6 +45,7 @@ export class NamespaceSandbox implements Sandbox {
   /** The network of the execs that follow (the baseline, or a phase's override). */
   private network: boolean;
   private ownNetwork: Promise<SandboxNetwork> | null = null;
+  private blocked: HostBlockRecord | null = null;
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.dir;
@@ -58,12 +60,25 @@ export class NamespaceSandbox implements Sandbox {
   /** Network on is a namespace of the sandbox's own (netns.ts), started when first needed. */
   startNetwork(): Promise<SandboxNetwork> {
     if (this.ownNetwork === null) {
-      this.ownNetwork = startSandboxNetwork(this.parts.setup.identity.hostRoot);
-      this.ownNetwork.catch(() => {
-        this.ownNetwork = null;
-      });
+      const { spec, setup } = this.parts;
+      this.ownNetwork = startSandboxNetwork(setup.identity.hostRoot, spec.policyEndpoint);
+      this.ownNetwork.then(
+        (n) => {
+          this.blocked = n.hostBlock;
+          const warning = hostBlockWarning(n.hostBlock);
+          if (warning) this.warnings.push(warning);
+        },
+        () => {
+          this.ownNetwork = null;
+        },
+      );
     }
     return this.ownNetwork;
+  }
+
+  /** Without a network of its own the sandbox has only loopback: nothing on the host to close. */
+  get hostBlock(): HostBlockRecord {
+    return this.blocked ?? hostBlockRecordOf(this.parts.spec.policyEndpoint, "no_network");
   }
 
   /** A phase's network ([agent] / [verifier] network_mode): each exec picks its namespace anyway. */

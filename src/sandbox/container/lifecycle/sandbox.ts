@@ -3,7 +3,7 @@
 // compose trial's sidecars and network).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { ExecOptions, ExecResult, Sandbox } from "../../types.js";
+import type { ExecOptions, ExecResult, HostBlockRecord, Sandbox } from "../../types.js";
 import { EngineError } from "../engine/client.js";
 import type { Engine } from "../engine/engine.js";
 import { execInContainer, execQuiet } from "../engine/exec.js";
@@ -23,6 +23,8 @@ export interface ContainerSandboxInit {
   agentHome: string;
   gatewayUrl: string | null;
   networkEnforcement: string;
+  /** What is closed around the gateway (host-block.ts); null where the container never started. */
+  hostBlock?: HostBlockRecord | null;
   warnings: string[];
   relay: Relay | null;
   /** Removes the container with what the trial has besides it (a compose trial's sidecars and network). */
@@ -41,6 +43,7 @@ export class ContainerSandbox implements Sandbox {
   readonly gatewayUrl: string | null;
   /** "enforced", "public", or "not_enforced: <why>": for config.json. */
   readonly networkEnforcement: string;
+  readonly hostBlock?: HostBlockRecord;
   readonly warnings: string[];
   private stopping: Promise<void> | null = null;
 
@@ -52,6 +55,7 @@ export class ContainerSandbox implements Sandbox {
     this.agentIsNonRoot = init.agentUser !== null;
     this.gatewayUrl = init.gatewayUrl;
     this.networkEnforcement = init.networkEnforcement;
+    if (init.hostBlock) this.hostBlock = init.hostBlock;
     this.warnings = init.warnings;
   }
 
