@@ -16,6 +16,7 @@ FILES=(
   src/sandbox/container/lifecycle/relay.test.ts
   src/sandbox/container/lifecycle/sandbox.test.ts
   src/sandbox/container/lifecycle/users.test.ts
+  src/verifier/harden-container.test.ts
   test/agents-container.test.ts
   test/agents-libc.test.ts
   test/agents-mcp.test.ts

@@ -7,11 +7,12 @@ import { removeContainersOfRun } from "../sandbox/container/index.js";
 import type { SandboxChoice } from "../sandbox/select.js";
 import { ExitCode } from "./errors.js";
 import { rolloutLine, stoppedLines, summaryLine } from "./format.js";
-import { parseInteger, parseKeyValue, parseNumber, parsePrice } from "./options.js";
+import { parseInteger, parseKeyValue, parseNumber, parseOnOff, parsePrice } from "./options.js";
 import { createProgress } from "./progress.js";
 
 interface RunOptions {
   agent: string;
+  verifierHardening?: "on" | "off";
   model?: string;
   trials: number;
   concurrency: number;
@@ -115,6 +116,11 @@ export function registerRunCommand(program: Command): void {
     .option("--agent-timeout-multiplier <x>", "scale the agent's time limit", parseNumber)
     .option("--verifier-timeout-multiplier <x>", "scale the verifier's time limit", parseNumber)
     .option("--environment-build-timeout-multiplier <x>", "scale the image build's limit", parseNumber)
+    .option(
+      "--verifier-hardening <on|off>",
+      "undo what the agent planted for the verifier before it runs (default on; off only to debug a verifier)",
+      parseOnOff("--verifier-hardening"),
+    )
     .option("--dry-run", "print the plan as JSON and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
@@ -147,6 +153,7 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
       build: opts.environmentBuildTimeoutMultiplier ?? null,
     },
     ...(opts.skillMode ? { skillMode: opts.skillMode } : {}),
+    ...(opts.verifierHardening ? { verifierHardening: opts.verifierHardening } : {}),
     policy: {
       baseUrl: opts.baseUrl ?? null,
       apiKey: opts.apiKey ?? null,

@@ -61,6 +61,8 @@ export interface EvaluationSettings {
   skillsDir?: string | null;
   /** Harbor's timeout multipliers: the task's limits scaled for this run. */
   timeoutMultipliers?: TimeoutMultipliers;
+  /** Verifier hardening (verifier/harden.ts): "on" (default) or "off", recorded as verifier_hardening. */
+  verifierHardening?: "on" | "off";
 }
 
 export interface PlannedJob {
@@ -91,6 +93,11 @@ export interface PlannedEvaluation {
 }
 
 const GATEWAY_ONLY = ["BENCHFLOW_PROVIDER_BASE_URL", "BENCHFLOW_PROVIDER_API_KEY"];
+
+function verifierHardening(value: unknown): "on" | "off" {
+  if (value === undefined || value === "on" || value === "off") return value ?? "on";
+  throw new UserInputError(`verifierHardening must be "on" or "off"; got ${JSON.stringify(value)}`);
+}
 
 function positiveInt(value: number | undefined, fallback: number, flag: string, min = 1): number {
   const v = value ?? fallback;
@@ -173,6 +180,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     policy: policy?.record ?? null,
     ...(multipliers ? { timeout_multipliers: multipliers } : {}),
     ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
+    verifier_hardening: verifierHardening(s.verifierHardening),
     ...s.recordSettings,
   };
   return {

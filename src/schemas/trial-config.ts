@@ -85,6 +85,10 @@ export const WrittenTrialConfig = z
       .nullable()
       .optional(),
     verifier_environment_mode: z.enum(["shared", "separate"]).optional(),
+    verifier_hardening: z
+      .enum(["on", "off"])
+      .optional()
+      .describe("--verifier-hardening: on (default) or off; what it did is in verifier/hardening.json"),
     // A CLI agent's install (agents/cli/agent.ts, image-install.ts).
     agent_version: z.string().optional(),
     agent_packages: z.array(z.string()).optional(),

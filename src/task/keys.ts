@@ -66,7 +66,6 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   "verifier.service": (v) => isEmpty(v) || v === "main",
   "verifier.judge": isEmpty,
   "verifier.memory": isEmpty,
-  "verifier.hardening": (v) => isEmpty(v) || (isTable(v) && v.cleanup_conftests === true),
   "verifier.pytest_plugins": isEmpty,
   "sandbox.os": (v) => isEmpty(v) || v === "linux",
   "sandbox.gpus": (v) => isEmpty(v) || v === 0,

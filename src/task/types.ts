@@ -63,6 +63,8 @@ export interface TaskConfig {
     rewardRange: [number, number];
     /** Harbor's [verifier].network_mode: the network around the verifier; null (or absent) keeps the baseline. */
     networkMode?: NetworkMode | null;
+    /** [verifier.hardening]: upstream's one flag; absent, every step of hardening runs. */
+    hardening?: { cleanupConftests: boolean };
   };
   sandbox: {
     networkMode: NetworkMode;

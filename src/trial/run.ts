@@ -9,8 +9,10 @@ import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/result.js";
 import { promptOf } from "../task/types.js";
-import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { runVerifier, taskVerifierRun, type VerifierOutcome } from "../verifier/run.js";
+import type { VerifierSnapshot } from "../verifier/snapshot.js";
 import { collectArtifacts } from "./artifacts.js";
+import { hardeningSwitch, takeVerifierSnapshot, verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
@@ -32,6 +34,8 @@ export interface RolloutState {
   stepResults?: WrittenStepResult[];
   /** The instructions the agent was given (prompts.json); absent: the task's one instruction. */
   prompts?: string[];
+  /** Taken before the agent's setup, for verifier hardening (null: hardening off). */
+  verifierSnapshot?: VerifierSnapshot | null;
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
@@ -54,6 +58,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     await phase(state, "environment_setup", async () => {
       await startSandbox(plan, state);
       await readyEnvironment(state.sandbox as Sandbox, plan.task, plan.signal);
+      state.verifierSnapshot = await takeVerifierSnapshot(plan, state.sandbox as Sandbox);
     });
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
@@ -68,7 +73,10 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     if (!plan.task.steps?.length && shouldVerify(plan, state)) {
       await enterPhaseNetwork(plan, state, "verifier");
       await phase(state, "verifier", async () => {
-        state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir);
+        state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir, {
+          ...taskVerifierRun(plan.task, rolloutDir),
+          hardening: verifierHardening(plan, state.verifierSnapshot),
+        });
       });
     }
   } catch (err) {
@@ -89,6 +97,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     if (stopping && plan.deferCleanup) plan.deferCleanup(stopping);
     else await stopping;
     await state.prepared?.release?.().catch(() => undefined);
+    await state.verifierSnapshot?.dispose().catch(() => undefined);
   }
   state.timing.total = seconds(Date.now() - startedAt.getTime());
   return finishTrial(plan, state, rolloutDir, startedAt);
@@ -153,6 +162,7 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
     sandbox_warnings: sandbox.warnings ?? [],
     limits: sandbox.limits ?? null,
     host_block: sandbox.hostBlock ?? null,
+    verifier_hardening: hardeningSwitch(plan),
     ...state.prepared?.record,
   };
   // Written with the trial's other files at the end; the early config.json covers a crash before that.

@@ -13,6 +13,8 @@ import { type AgentErrorCategory, isUnscoredFailure } from "../schemas/outcome.j
 import type { WrittenStepResult } from "../schemas/result.js";
 import { promptOf, type Task, type TaskStep } from "../task/types.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { snapshotForVerifier } from "../verifier/snapshot.js";
+import { verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import type { RolloutState } from "./run.js";
 import { combineStepRewards, minRewardStop, type ScoredStep } from "./step-reward.js";
@@ -72,12 +74,20 @@ export async function runSteps(
     plan.hooks?.stepStarted?.(step.name);
     const t0 = Date.now();
     const setupFailure = await prepareStep(plan, sandbox, step, i === 0);
-    timing.setup = seconds(Date.now() - t0);
     if (setupFailure) {
+      timing.setup = seconds(Date.now() - t0);
       record({ error: setupFailure, error_category: "task_error" });
       state.error = { category: "task_error", message: `step ${step.name}: ${setupFailure}` };
       return;
     }
+    // The step's own files arrived after the first snapshot (and after the last step's hardening):
+    // they are the task's, so the workspace's files are taken again; the rest stays the first one's.
+    if (state.verifierSnapshot && step.workdirDir) {
+      const first = state.verifierSnapshot;
+      state.verifierSnapshot = await snapshotForVerifier(sandbox, first);
+      await first.dispose();
+    }
+    timing.setup = seconds(Date.now() - t0);
     ctx.task = stepView(plan.task, step);
     ctx.instruction = promptOf(ctx.task, step.instruction);
     ctx.timeoutSec = step.agentTimeoutSec;
@@ -111,6 +121,7 @@ export async function runSteps(
       env: step.verifierEnv,
       outDir: path.join(folder, "verifier"),
       clearMount: true,
+      hardening: verifierHardening(plan, state.verifierSnapshot),
     });
     timing.verifier = seconds(Date.now() - t2);
     totals.verifier += timing.verifier;

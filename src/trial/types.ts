@@ -39,6 +39,8 @@ export interface TrialPlan {
   /** Settings recorded in config.json (no secrets). */
   settings: Record<string, unknown>;
   agentEnv: Record<string, string>;
+  /** --verifier-hardening: absent, the job's settings say (default on). */
+  verifierHardening?: "on" | "off";
   /** What the job adds to this rollout, e.g. its model access through the gateway (see TrialHooks). */
   hooks?: TrialHooks;
   /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
