@@ -11,7 +11,7 @@ import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/resu
 import { promptOf } from "../task/types.js";
 import { runVerifier, taskVerifierRun, type VerifierOutcome } from "../verifier/run.js";
 import type { VerifierSnapshot } from "../verifier/snapshot.js";
-import { collectArtifacts } from "./artifacts.js";
+import { type ArtifactRecord, collectArtifacts, writeArtifactManifest } from "./artifacts.js";
 import { hardeningSwitch, takeVerifierSnapshot, verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
@@ -32,6 +32,8 @@ export interface RolloutState {
   sandboxDetails?: Record<string, unknown>;
   /** A multi-step task: each step that ran, in order (result.json step_results). */
   stepResults?: WrittenStepResult[];
+  /** What collectArtifacts found (artifacts/manifest.json, written after the logs' copy). */
+  artifacts?: ArtifactRecord[];
   /** The instructions the agent was given (prompts.json); absent: the task's one instruction. */
   prompts?: string[];
   /** Taken before the agent's setup, for verifier hardening (null: hardening off). */
@@ -69,7 +71,15 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
       await enterPhaseNetwork(plan, state, "agent");
       await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
     }
-    await collectArtifacts(state.sandbox as Sandbox, plan.task.config.artifacts, rolloutDir);
+    if (plan.task.config.artifacts.length > 0) {
+      // Copied once the agent's processes are gone, so nothing changes them halfway through the copy.
+      await (state.sandbox as Sandbox).killAgentProcesses();
+      state.artifacts = await collectArtifacts(
+        state.sandbox as Sandbox,
+        plan.task.config.artifacts,
+        rolloutDir,
+      );
+    }
     if (!plan.task.steps?.length && shouldVerify(plan, state)) {
       await enterPhaseNetwork(plan, state, "verifier");
       await phase(state, "verifier", async () => {
@@ -89,6 +99,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     }
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
+    await writeArtifactManifest(rolloutDir, state.artifacts ?? []).catch(() => undefined);
     // Limits are settled after the agent (what it went past), so config.json reads them again.
     if (state.sandboxDetails && state.sandbox?.limits)
       state.sandboxDetails.limits = { ...state.sandbox.limits };
