@@ -8,6 +8,7 @@ import { readMcpServers, readSkillsDir } from "./mcp-servers.js";
 import { readSetupCommands } from "./setup-commands.js";
 import { readSteps } from "./steps-config.js";
 import type { TaskConfig, TaskLayout } from "./types.js";
+import { readVerifierMode } from "./verifier-mode.js";
 
 export interface ConfigResult {
   config: TaskConfig;
@@ -62,6 +63,7 @@ export function normaliseConfig(
       user: r.user(verifier.user, "verifier.user"),
       rewardRange: r.rewardRange(verifier.reward_range, "verifier.reward_range"),
       networkMode: r.phaseNetwork(verifier, "verifier"),
+      environmentMode: readVerifierMode(r, verifier, raw),
     },
     sandbox: {
       networkMode: r.sandboxNetwork(sandbox.table, s, layout),

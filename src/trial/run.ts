@@ -9,12 +9,14 @@ import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/result.js";
 import { promptOf } from "../task/types.js";
+import { verifierModeOf } from "../task/verifier-mode.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
 import { finishTrial, writeConfig } from "./record.js";
+import { runSeparateVerifier } from "./separate-verifier.js";
 import { runSteps, stepView } from "./steps.js";
 import type { TrialPlan } from "./types.js";
 
@@ -65,10 +67,13 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
       await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
     }
     await collectArtifacts(state.sandbox as Sandbox, plan.task.config.artifacts, rolloutDir);
-    if (!plan.task.steps?.length && shouldVerify(plan, state)) {
+    const verify = (sandbox: Sandbox) => runVerifier(sandbox, plan.task, rolloutDir);
+    if (!plan.task.steps?.length && shouldVerify(plan, state) && verifierModeOf(plan.task) === "separate") {
+      await runSeparateVerifier(plan, state, rolloutDir, verify);
+    } else if (!plan.task.steps?.length && shouldVerify(plan, state)) {
       await enterPhaseNetwork(plan, state, "verifier");
       await phase(state, "verifier", async () => {
-        state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir);
+        state.verifier = await verify(state.sandbox as Sandbox);
       });
     }
   } catch (err) {
@@ -82,7 +87,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
     // Limits are settled after the agent (what it went past), so config.json reads them again.
-    if (state.sandboxDetails && state.sandbox?.limits) state.sandboxDetails.limits = { ...state.sandbox.limits };
+    if (state.sandboxDetails && state.sandbox?.limits)
+      state.sandboxDetails.limits = { ...state.sandbox.limits };
     // Removing the sandbox is not on the rollout's path: the job waits for it before it ends.
     const stopping = state.sandbox?.stop().catch(() => undefined);
     if (stopping && plan.deferCleanup) plan.deferCleanup(stopping);
