@@ -63,7 +63,7 @@ export function normaliseConfig(
       user: r.user(verifier.user, "verifier.user"),
       rewardRange: r.rewardRange(verifier.reward_range, "verifier.reward_range"),
       networkMode: r.phaseNetwork(verifier, "verifier"),
-      environmentMode: readVerifierMode(r, verifier, raw),
+      ...readVerifierMode(r, verifier, raw),
     },
     sandbox: {
       networkMode: r.sandboxNetwork(sandbox.table, s, layout),

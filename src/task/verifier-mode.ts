@@ -16,12 +16,12 @@ export function verifierModeOf(task: Task): VerifierEnvironmentMode {
   return task.config.verifier.environmentMode ?? "shared";
 }
 
-/** The mode a task's config asks for; null when it names none (the run flag, else "shared", decides). */
+/** The mode a task's config asks for; absent when it names none (the run flag, else "shared", decides). */
 export function readVerifierMode(
   r: FieldReader,
   verifier: Record<string, unknown>,
   raw: Record<string, unknown>,
-): VerifierEnvironmentMode | null {
+): { environmentMode?: VerifierEnvironmentMode } {
   const modeKey = pick(r, verifier, "environment_mode", "sandbox_mode");
   const envKey = pick(r, verifier, "environment", "sandbox");
   let mode: VerifierEnvironmentMode | null = null;
@@ -54,7 +54,7 @@ export function readVerifierMode(
     }
   }
   if (Array.isArray(raw.steps) && raw.steps.length > 0) refuseForSteps(r, raw.steps, mode);
-  return mode;
+  return mode ? { environmentMode: mode } : {};
 }
 
 function refuseForSteps(r: FieldReader, steps: unknown[], mode: VerifierEnvironmentMode | null): void {
