@@ -1,0 +1,46 @@
+// [verifier] environment_mode = "separate" in the container sandbox, with a root agent
+// ([agent] user = "root", which containers honour): the oracle of the separate-verifier fixture
+// writes into /etc and /root as well as /tmp. A shared verifier sees all of it (hardening cannot
+// undo a root agent's system changes); a separate verifier, a fresh container from the task's
+// image, sees none, and still the workspace and the artifacts (reward 1.0).
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { useScratch } from "./testing/bench.js";
+import {
+  assertHonestWorkSeen,
+  assertSeparateRecords,
+  fixtureCopy,
+  runOracle,
+} from "./testing/separate-verifier.js";
+
+const scratch = useScratch("separate-ct");
+const asRoot = (toml: string) => toml.replace("[agent]\n", '[agent]\nuser = "root"\n');
+
+describe("separate verifier (container sandbox, root agent)", () => {
+  it("shared: the verifier sees /etc and /root as the root agent left them", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    const task = await fixtureCopy(path.join(scratch(), "tasks"), "root-shared", asRoot);
+    const r = await runOracle(task, path.join(scratch(), "jobs-shared"), "container");
+    assertHonestWorkSeen(r);
+    assert.equal(r.config.sandbox_user, "root");
+    assert.ok(r.planted.includes("/etc/bf-planted"), r.planted.join(" "));
+    assert.ok(r.planted.includes("/root/bf-planted"), r.planted.join(" "));
+    assert.equal(r.config.verifier_environment_mode, "shared");
+    // The run said once what stays open to a root agent, and how to close it.
+    assert.ok(r.run.stderr.includes("run their agent as root"), r.run.stderr);
+  });
+
+  it("separate: a fresh container from the task's image gets only the workspace and the artifacts", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    const task = await fixtureCopy(path.join(scratch(), "tasks"), "root-separate", (toml) =>
+      asRoot(toml).replace("[verifier]\n", '[verifier]\nenvironment_mode = "separate"\n'),
+    );
+    const r = await runOracle(task, path.join(scratch(), "jobs-separate"), "container");
+    assertHonestWorkSeen(r);
+    assert.deepEqual(r.planted, []);
+    await assertSeparateRecords(r);
+    assert.ok(!r.run.stderr.includes("run their agent as root"), r.run.stderr);
+  });
+});
