@@ -13,12 +13,13 @@ import {
   assertSeparateRecords,
   fixtureCopy,
   runOracle,
+  SEPARATE_FIXTURE,
 } from "./testing/separate-verifier.js";
 
 const scratch = useScratch("separate-ct");
 const asRoot = (toml: string) => toml.replace("[agent]\n", '[agent]\nuser = "root"\n');
 
-describe("separate verifier (container sandbox, root agent)", () => {
+describe("separate verifier (container sandbox)", () => {
   it("shared: the verifier sees /etc and /root as the root agent left them", async (t) => {
     if (!(await engineOrSkip(t))) return;
     const task = await fixtureCopy(path.join(scratch(), "tasks"), "root-shared", asRoot);
@@ -42,5 +43,18 @@ describe("separate verifier (container sandbox, root agent)", () => {
     assert.deepEqual(r.planted, []);
     await assertSeparateRecords(r);
     assert.ok(!r.run.stderr.includes("run their agent as root"), r.run.stderr);
+  });
+
+  it("separate by the run flag, non-root agent: the workspace comes back owned as the agent left it", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    const r = await runOracle(SEPARATE_FIXTURE, path.join(scratch(), "jobs-flag"), "container", [
+      "--verifier-environment-mode",
+      "separate",
+    ]);
+    assert.equal(r.config.sandbox_user, "agent");
+    // The fixture's test checks that /app/answer.txt is owned as /app is (the agent user).
+    assertHonestWorkSeen(r);
+    assert.deepEqual(r.planted, []);
+    await assertSeparateRecords(r);
   });
 });

@@ -143,6 +143,11 @@ async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: TrialPla
     if (r.exitCode !== 0)
       throw new Error(`emptying it exited ${r.exitCode}: ${(r.stderr || r.stdout).trim()}`);
     await sandbox.upload(output.workspace, workdir);
+    // Owned as the image's workspace is (the agent user's, or root's): as the agent left it.
+    await sandbox.exec(`chown -R "$(stat -c %u:%g ${q(workdir)})" ${q(workdir)} 2>/dev/null || true`, {
+      user: "root",
+      cwd: "/",
+    });
   });
   // Collected (and pruned of its excludes) by collectArtifacts: only what the task declared.
   for (const spec of plan.task.config.artifacts) {
