@@ -35,21 +35,34 @@ export async function runSeparateVerifier(
   verify: VerifierRunner,
 ): Promise<void> {
   const agentSandbox = state.sandbox as Sandbox;
+  if (path.posix.resolve(agentSandbox.workdir) === "/") {
+    // The workspace would be the whole filesystem: emptying it would empty the verifier's sandbox.
+    throw new CategorizedError(
+      "task_error",
+      `task ${plan.task.name}: a separate verifier needs a workspace folder, but the workdir is /; set WORKDIR (or [environment] workdir) to a folder, or keep the verifier shared`,
+    );
+  }
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "bf-verifier-input-"));
   let fresh: Sandbox | null = null;
   try {
     fresh = await timed(state.timing, "verifier_environment_setup", async () => {
       const output = await takeOutput(agentSandbox, scratch, rolloutDir);
-      await release(plan, agentSandbox);
-      const sandbox = await startVerifierSandbox(plan);
+      // Removed while the verifier's sandbox starts, and awaited: runTrial's last copy out of the
+      // agent's sandbox must find it gone, not half removed (runTrial's own stop is then a no-op).
+      const agentGone = agentSandbox.stop().catch(() => undefined);
       try {
-        await readyEnvironment(sandbox, plan.task, plan.signal);
-        await placeOutput(sandbox, output, plan, rolloutDir);
-      } catch (err) {
-        await release(plan, sandbox);
-        throw err;
+        const sandbox = await startVerifierSandbox(plan);
+        try {
+          await readyEnvironment(sandbox, plan.task, plan.signal);
+          await placeOutput(sandbox, output, plan, rolloutDir);
+        } catch (err) {
+          await release(plan, sandbox);
+          throw err;
+        }
+        return sandbox;
+      } finally {
+        await agentGone;
       }
-      return sandbox;
     });
     const sandbox = fresh;
     await timed(state.timing, "verifier", async () => {
