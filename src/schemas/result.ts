@@ -110,6 +110,8 @@ export const WrittenTiming = z
     agent_setup: z.number(),
     agent_start: z.number(),
     agent_execution: z.number(),
+    /** A separate verifier (trial/separate-verifier.ts): the agent's output out, a fresh sandbox, the output in. */
+    verifier_environment_setup: z.number(),
     verifier: z.number(),
     total: z.number(),
   })
