@@ -4,10 +4,11 @@
 // undo a root agent's system changes); a separate verifier, a fresh container from the task's
 // image, sees none, and still the workspace and the artifacts (reward 1.0).
 import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
-import { useScratch } from "./testing/bench.js";
+import { bench, FIXTURES, rollouts, useScratch } from "./testing/bench.js";
 import {
   assertHonestWorkSeen,
   assertSeparateRecords,
@@ -56,5 +57,32 @@ describe("separate verifier (container sandbox)", () => {
     assertHonestWorkSeen(r);
     assert.deepEqual(r.planted, []);
     await assertSeparateRecords(r);
+  });
+
+  it("separate: [verifier].network_mode is the fresh sandbox's baseline (a shared container keeps the agent's)", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    // The network-verifier fixture fetches from Debian's archive to score; its agent here has no network.
+    const task = path.join(scratch(), "tasks", "offline-agent-separate");
+    await fs.cp(path.join(FIXTURES, "network-verifier"), task, { recursive: true });
+    await fs.writeFile(
+      path.join(task, "task.toml"),
+      '[agent]\ntimeout_sec = 10\nnetwork_mode = "no-network"\n[verifier]\ntimeout_sec = 10\nnetwork_mode = "public"\nenvironment_mode = "separate"\n[environment]\nnetwork_mode = "no-network"\n',
+    );
+    await fs.writeFile(
+      path.join(task, "solution/solve.sh"),
+      "#!/bin/bash\nif (exec 3<>/dev/tcp/deb.debian.org/80) 2>/dev/null; then echo online; else echo offline; fi > /app/agent-net.txt\necho bookworm > /app/codename.txt\n",
+      { mode: 0o755 },
+    );
+    await fs.appendFile(
+      path.join(task, "tests/test.sh"),
+      "\ngrep -qx offline /app/agent-net.txt || echo 0 > /logs/verifier/reward.txt\n",
+    );
+    const jobs = path.join(scratch(), "jobs-network");
+    const run = await bench(["run", task, "-a", "oracle", "--sandbox", "container", "--jobs-dir", jobs]);
+    const [found] = await rollouts(jobs);
+    assert.equal(found?.result?.verifier_error, null, `${run.stdout}${run.stderr}`);
+    assert.equal(found?.result?.rewards?.reward, 1, `${run.stdout}${run.stderr}`);
+    const config = JSON.parse(await fs.readFile(path.join(found?.dir ?? "", "config.json"), "utf8"));
+    assert.deepEqual(config.sandbox_warnings, [], "nothing was left unapplied");
   });
 });
