@@ -9,9 +9,10 @@ import { describe, it } from "node:test";
 import { resolveAgent } from "../src/agents/registry.js";
 import { createNamespaceBackend } from "../src/sandbox/namespace/index.js";
 import type { Sandbox, SandboxBackend } from "../src/sandbox/types.js";
+import { WrittenTrialResult } from "../src/schemas/result.js";
 import { loadTask } from "../src/task/load.js";
 import { runTrial } from "../src/trial/run.js";
-import { bench, FIXTURES, useScratch } from "./testing/bench.js";
+import { bench, FIXTURES, rollouts, useScratch } from "./testing/bench.js";
 import {
   assertHonestWorkSeen,
   assertSeparateRecords,
@@ -116,7 +117,7 @@ describe("separate verifier (namespace sandbox)", () => {
   });
 });
 
-describe("the plan: a root agent with a shared verifier, and multi-step tasks", () => {
+describe("the plan: a root agent with a shared verifier, and the flag", () => {
   async function rootTasks(): Promise<string> {
     const root = path.join(scratch(), "root-tasks");
     for (const name of ["root-a", "root-b"]) {
@@ -159,20 +160,6 @@ describe("the plan: a root agent with a shared verifier, and multi-step tasks", 
     assert.deepEqual(none, []);
   });
 
-  it("refuses --verifier-environment-mode separate for a multi-step task, naming its task.toml", async () => {
-    const task = path.join(FIXTURES, "three-steps");
-    const run = await bench([
-      ...["run", task, "-a", "oracle", "--sandbox", "namespace", "--dry-run"],
-      ...["--verifier-environment-mode", "separate"],
-    ]);
-    assert.equal(run.code, 2, run.stdout);
-    assert.ok(run.stderr.includes(path.join(task, "task.toml")), run.stderr);
-    assert.match(
-      run.stderr,
-      /has \[\[steps\]\], and a separate verifier is not supported for a multi-step task yet/,
-    );
-  });
-
   it("refuses a value of the flag that is not shared or separate", async () => {
     const run = await bench([
       "run",
@@ -185,5 +172,64 @@ describe("the plan: a root agent with a shared verifier, and multi-step tasks", 
     ]);
     assert.notEqual(run.code, 0);
     assert.match(run.stderr, /expected shared or separate, got "apart"/);
+  });
+});
+
+describe("separate verifier per step (namespace sandbox)", () => {
+  /** three-steps, whose step one also plants a file that step two's verifier must not find. */
+  async function plantingSteps(): Promise<string> {
+    const task = path.join(scratch(), "tasks", "planting-steps");
+    await fs.cp(path.join(FIXTURES, "three-steps"), task, { recursive: true });
+    await fs.appendFile(
+      path.join(task, "steps/one/solution/solve.sh"),
+      "echo planted > /var/tmp/bf-planted\n",
+    );
+    await fs.appendFile(
+      path.join(task, "steps/two/tests/test.sh"),
+      "[ -e /var/tmp/bf-planted ] && echo 0 > /logs/verifier/reward.txt\nexit 0\n",
+    );
+    return task;
+  }
+
+  it("shared: step two's verifier finds what step one's agent planted, and the rollout stops there", async () => {
+    const task = await plantingSteps();
+    const jobs = path.join(scratch(), "jobs-steps-shared");
+    const run = await bench(["run", task, "-a", "oracle", "--sandbox", "namespace", "--jobs-dir", jobs]);
+    const [found] = await rollouts(jobs);
+    const steps = found?.result?.step_results ?? [];
+    assert.deepEqual(
+      steps.map((s: Record<string, any>) => [s.step_name, s.rewards?.reward]),
+      [
+        ["one", 1],
+        ["two", 0],
+      ],
+      `${run.stdout}${run.stderr}`,
+    );
+  });
+
+  it("separate: each step's verifier gets a fresh sandbox with the workspace so far, and all three pass", async () => {
+    const task = await plantingSteps();
+    const jobs = path.join(scratch(), "jobs-steps-separate");
+    const run = await bench([
+      ...["run", task, "-a", "oracle", "--sandbox", "namespace", "--jobs-dir", jobs],
+      ...["--verifier-environment-mode", "separate"],
+    ]);
+    const [found] = await rollouts(jobs);
+    const result = found?.result;
+    assert.equal(result?.rewards?.reward, 1, `${run.stdout}${run.stderr}`);
+    const steps = result?.step_results ?? [];
+    // Step three's test reads all three files: the workspace carried over through the agent's sandbox.
+    assert.deepEqual(
+      steps.map((s: Record<string, any>) => [s.step_name, s.rewards?.reward]),
+      [
+        ["one", 1],
+        ["two", 1],
+        ["three", 1],
+      ],
+    );
+    for (const s of steps) assert.equal(typeof s.timing.verifier_environment_setup, "number", s.step_name);
+    WrittenTrialResult.parse(result);
+    const config = JSON.parse(await fs.readFile(path.join(found?.dir ?? "", "config.json"), "utf8"));
+    assert.equal(config.verifier_environment_mode, "separate");
   });
 });

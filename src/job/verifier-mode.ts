@@ -1,9 +1,6 @@
 // Where each task's verifier runs in this run: `--verifier-environment-mode` over the task's own
-// `[verifier] environment_mode`, else "shared". Checked before anything runs: a multi-step task
-// cannot have a separate verifier yet. A root agent with a shared verifier is allowed (real tasks
-// check system state), but the run says once which exploit families stay open.
-import path from "node:path";
-import { UserInputError } from "../errors.js";
+// `[verifier] environment_mode`, else "shared". A root agent with a shared verifier is allowed (real
+// tasks check system state), but the run says once which exploit families stay open.
 import type { SandboxKind } from "../sandbox/types.js";
 import type { Task } from "../task/types.js";
 import { type VerifierEnvironmentMode, verifierModeOf } from "../task/verifier-mode.js";
@@ -11,11 +8,6 @@ import { type VerifierEnvironmentMode, verifierModeOf } from "../task/verifier-m
 /** The task as this run verifies it; a copy when the run flag overrides what the task says. */
 export function applyVerifierMode(task: Task, flag: VerifierEnvironmentMode | null | undefined): Task {
   if (!flag || flag === task.config.verifier.environmentMode) return task;
-  if (flag === "separate" && task.steps?.length) {
-    throw new UserInputError(
-      `--verifier-environment-mode separate: task ${task.name} (${configFile(task)}) has [[steps]], and a separate verifier is not supported for a multi-step task yet (each step's verifier runs in the agent's sandbox). Fix: leave the task out with --exclude ${task.name}, or run it without the flag`,
-    );
-  }
   return {
     ...task,
     config: { ...task.config, verifier: { ...task.config.verifier, environmentMode: flag } },
@@ -41,8 +33,4 @@ export function rootAgentWarning(tasks: Task[], sandbox: SandboxKind): string | 
 
 function isRootUser(user: string | null): boolean {
   return user === "root" || user === "0";
-}
-
-function configFile(task: Task): string {
-  return path.join(task.dir, task.layout === "native" ? "task.md" : "task.toml");
 }

@@ -64,26 +64,30 @@ describe("[verifier] environment_mode", () => {
     await refused("[verifier.environment]\ncpus = 2\n", "[verifier.environment]", "not supported yet");
   });
 
-  it("refuses a separate verifier in a multi-step task, at the task and at a step", async () => {
+  it("holds a multi-step task's mode for every step: a step may repeat it, not change it", async () => {
     const step = {
       "steps/one/instruction.md": "Do it.\n",
       "steps/one/tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n",
     };
-    await assert.rejects(
-      writeTask(root, `t${n++}`, {
-        ...MINIMAL_SPLIT_TASK,
-        ...step,
-        "task.toml": '[verifier]\nenvironment_mode = "separate"\n[[steps]]\nname = "one"\n',
-      }).then(loadTask),
-      /task\.toml: verifier\.environment_mode = "separate" is not supported with \[\[steps\]\] yet/,
+    const write = (toml: string) =>
+      writeTask(root, `t${n++}`, { ...MINIMAL_SPLIT_TASK, ...step, "task.toml": toml }).then(loadTask);
+    const task = await write(
+      '[verifier]\nenvironment_mode = "separate"\n[[steps]]\nname = "one"\n[steps.verifier]\nenvironment_mode = "separate"\n',
+    );
+    assert.equal(task.config.verifier.environmentMode, "separate");
+    assert.deepEqual(
+      task.warnings.filter((w) => w.includes("environment_mode")),
+      [],
     );
     await assert.rejects(
-      writeTask(root, `t${n++}`, {
-        ...MINIMAL_SPLIT_TASK,
-        ...step,
-        "task.toml": '[[steps]]\nname = "one"\n[steps.verifier]\nenvironment_mode = "separate"\n',
-      }).then(loadTask),
-      /task\.toml: steps\[0\]\.verifier\.environment_mode = "separate" is not supported yet/,
+      write('[[steps]]\nname = "one"\n[steps.verifier]\nenvironment_mode = "separate"\n'),
+      /task\.toml: steps\[0\]\.verifier\.environment_mode = "separate" differs from the task's \("shared"\).*set environment_mode once, in \[verifier\]/,
+    );
+    await assert.rejects(
+      write(
+        '[verifier]\nenvironment_mode = "separate"\n[[steps]]\nname = "one"\n[steps.verifier.environment]\ncpus = 1\n',
+      ),
+      /\[steps\.verifier\.environment\] of steps\[0\] \(an image of its own for the step's verifier\) is not supported yet/,
     );
   });
 });

@@ -1,8 +1,9 @@
 // `[verifier] environment_mode` (Harbor's key; upstream BenchFlow spells it `sandbox_mode`): whether
 // the test runs in the agent's sandbox ("shared", the default) or in a fresh one made from the
 // task's image that receives only the workspace and the artifacts ("separate", trial/separate-verifier.ts).
-// Harbor's own image for the verifier (`[verifier.environment]`) is not supported yet, and a
-// multi-step task cannot ask for a separate verifier yet: both are refused here, never run shared.
+// Harbor's own image for the verifier (`[verifier.environment]`) is not supported yet, nor a step's
+// own mode: both are refused here, never run shared in silence. A multi-step task's mode holds for
+// every step.
 import type { FieldReader } from "./config-reader.js";
 import { show } from "./config-reader.js";
 import { isTable } from "./keys.js";
@@ -53,32 +54,33 @@ export function readVerifierMode(
       );
     }
   }
-  if (Array.isArray(raw.steps) && raw.steps.length > 0) refuseForSteps(r, raw.steps, mode);
+  if (Array.isArray(raw.steps) && raw.steps.length > 0) checkSteps(r, raw.steps, mode);
   return mode ? { environmentMode: mode } : {};
 }
 
-function refuseForSteps(r: FieldReader, steps: unknown[], mode: VerifierEnvironmentMode | null): void {
-  if (mode === "separate") {
-    r.problem("verifier.environment_mode", '= "separate" is not supported with [[steps]] yet', fixForSteps);
-  }
+/** Every step's verifier runs where the task's does: a step may repeat the task's mode, not change it. */
+function checkSteps(r: FieldReader, steps: unknown[], mode: VerifierEnvironmentMode | null): void {
+  const taskMode = mode ?? "shared";
   steps.forEach((step, i) => {
     const verifier = isTable(step) && isTable(step.verifier) ? step.verifier : null;
     if (!verifier) return;
-    if (verifier.environment_mode !== undefined && verifier.environment_mode !== "shared") {
+    const own = verifier.environment_mode;
+    if (own !== undefined && own !== taskMode) {
       r.problem(
         `steps[${i}].verifier.environment_mode`,
-        `= ${show(verifier.environment_mode)} is not supported yet (only "shared")`,
-        fixForSteps,
+        `= ${show(own)} differs from the task's ("${taskMode}"), and a step's own mode is not supported yet`,
+        "set environment_mode once, in [verifier], for every step",
       );
     }
     if (isPresent(verifier.environment)) {
-      r.problem(`[steps.verifier.environment] of steps[${i}]`, "is not supported yet", fixForSteps);
+      r.problem(
+        `[steps.verifier.environment] of steps[${i}]`,
+        "(an image of its own for the step's verifier) is not supported yet",
+        "drop it: [verifier] environment_mode = \"separate\" runs each step's verifier in a fresh sandbox from the task's image",
+      );
     }
   });
 }
-
-const fixForSteps =
-  "each step's verifier runs in the agent's sandbox: drop it, or write the steps as one-step tasks with environment_mode = \"separate\"";
 
 /** Which of a key and its upstream spelling is set; both set is a problem. */
 function pick(r: FieldReader, table: Record<string, unknown>, key: string, alias: string): string | null {

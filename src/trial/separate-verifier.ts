@@ -2,8 +2,10 @@
 // backend from the task's image, which receives only the agent's declared output: the workspace
 // (replacing the image's copy) and the artifacts (the task's `artifacts` at their source paths, and
 // /logs/artifacts). Nothing else the agent did to its sandbox (system files a root agent rewrote,
-// files planted in /tmp or a home folder, processes) reaches the verifier. The agent's sandbox has
-// no further use once its output is out, so it is stopped before the verifier starts.
+// files planted in /tmp or a home folder, processes) reaches the verifier. In a one-step task the
+// agent's sandbox has no further use once its output is out, so it is stopped before the verifier
+// starts; in a multi-step task it is kept for the next step, and each step's verifier gets a fresh
+// sandbox of its own.
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +15,7 @@ import type { TimingInfo } from "../schemas/result.js";
 import { phaseHasNetwork } from "../task/network.js";
 import { copyTree } from "../util/copy-tree.js";
 import type { VerifierOutcome } from "../verifier/run.js";
+import { collectArtifacts } from "./artifacts.js";
 import { readyEnvironment } from "./ready.js";
 import type { RolloutState } from "./run.js";
 import type { TrialPlan } from "./types.js";
@@ -24,9 +27,9 @@ export type VerifierRunner = (sandbox: Sandbox) => Promise<VerifierOutcome>;
 const LOGS_ARTIFACTS = "/logs/artifacts";
 
 /**
- * After the agent and the artifacts' collection: the agent's output out of its sandbox, that sandbox
- * stopped, a fresh one readied with the output in it, `verify` run there, the fresh one stopped.
- * Sets state.verifier and the timing of `verifier_environment_setup` and `verifier`.
+ * A one-step task, after the agent and the artifacts' collection: the agent's output out of its
+ * sandbox, that sandbox stopped, `verify` run in a fresh one. Sets state.verifier and the timing of
+ * `verifier_environment_setup` and `verifier`.
  */
 export async function runSeparateVerifier(
   plan: TrialPlan,
@@ -34,7 +37,52 @@ export async function runSeparateVerifier(
   rolloutDir: string,
   verify: VerifierRunner,
 ): Promise<void> {
-  const agentSandbox = state.sandbox as Sandbox;
+  state.verifier = await verifyApart(plan, state.sandbox as Sandbox, verify, state.timing, {
+    lastUse: true,
+    rolloutDir,
+    artifactsDir: path.join(rolloutDir, "artifacts"),
+  });
+}
+
+/**
+ * One step of a multi-step task: its output (the workspace, the task's artifacts as they are now,
+ * /logs/artifacts) into a fresh sandbox where `verify` runs; the agent's sandbox stays for the next
+ * step. Records `verifier_environment_setup` in the step's timing.
+ */
+export async function verifyStepApart(
+  plan: TrialPlan,
+  agentSandbox: Sandbox,
+  verify: VerifierRunner,
+  timing: Record<string, number>,
+): Promise<VerifierOutcome> {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "bf-step-artifacts-"));
+  try {
+    await collectArtifacts(agentSandbox, plan.task.config.artifacts, scratch);
+    return await verifyApart(plan, agentSandbox, verify, timing, {
+      lastUse: false,
+      artifactsDir: path.join(scratch, "artifacts"),
+    });
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+interface ApartOptions {
+  /** The agent's sandbox is not used again: its logs are copied to the rollout and it is stopped. */
+  lastUse: boolean;
+  /** Required with lastUse: where the agent's logs go. */
+  rolloutDir?: string;
+  /** The collected artifacts: each at its `destination` under this folder. */
+  artifactsDir: string;
+}
+
+async function verifyApart(
+  plan: TrialPlan,
+  agentSandbox: Sandbox,
+  verify: VerifierRunner,
+  timing: Record<string, number> | TimingInfo,
+  options: ApartOptions,
+): Promise<VerifierOutcome> {
   if (path.posix.resolve(agentSandbox.workdir) === "/") {
     // The workspace would be the whole filesystem: emptying it would empty the verifier's sandbox.
     throw new CategorizedError(
@@ -45,16 +93,20 @@ export async function runSeparateVerifier(
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "bf-verifier-input-"));
   let fresh: Sandbox | null = null;
   try {
-    fresh = await timed(state.timing, "verifier_environment_setup", async () => {
-      const output = await takeOutput(agentSandbox, scratch, rolloutDir);
+    fresh = await timed(timing, "verifier_environment_setup", async () => {
+      const output = await takeOutput(
+        agentSandbox,
+        scratch,
+        options.lastUse ? options.rolloutDir : undefined,
+      );
       // Removed while the verifier's sandbox starts, and awaited: runTrial's last copy out of the
       // agent's sandbox must find it gone, not half removed (runTrial's own stop is then a no-op).
-      const agentGone = agentSandbox.stop().catch(() => undefined);
+      const agentGone = options.lastUse ? agentSandbox.stop().catch(() => undefined) : null;
       try {
         const sandbox = await startVerifierSandbox(plan);
         try {
           await readyEnvironment(sandbox, plan.task, plan.signal);
-          await placeOutput(sandbox, output, plan, rolloutDir);
+          await placeOutput(sandbox, output, plan, options.artifactsDir);
         } catch (err) {
           await release(plan, sandbox);
           throw err;
@@ -65,9 +117,7 @@ export async function runSeparateVerifier(
       }
     });
     const sandbox = fresh;
-    await timed(state.timing, "verifier", async () => {
-      state.verifier = await verify(sandbox);
-    });
+    return await timed(timing, "verifier", () => verify(sandbox));
   } finally {
     if (fresh) await release(plan, fresh);
     await fs.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
@@ -82,7 +132,7 @@ interface AgentOutput {
 }
 
 /** The agent's output out of its sandbox, with its processes gone first so nothing changes it meanwhile. */
-async function takeOutput(sandbox: Sandbox, scratch: string, rolloutDir: string): Promise<AgentOutput> {
+async function takeOutput(sandbox: Sandbox, scratch: string, rolloutDir?: string): Promise<AgentOutput> {
   const output = {
     workspace: path.join(scratch, "workspace"),
     logsArtifacts: path.join(scratch, "logs-artifacts"),
@@ -93,10 +143,12 @@ async function takeOutput(sandbox: Sandbox, scratch: string, rolloutDir: string)
     await sandbox.prepareVerifier?.();
     await sandbox.download(sandbox.workdir, output.workspace);
     await sandbox.download(LOGS_ARTIFACTS, output.logsArtifacts);
-    // What runTrial's last step copies out of the agent's sandbox, copied now: it is about to go.
-    await sandbox.download("/logs/agent", path.join(rolloutDir, "agent"));
-    if (await exists(output.logsArtifacts))
-      await copyTree(output.logsArtifacts, path.join(rolloutDir, "artifacts"));
+    if (rolloutDir) {
+      // What runTrial's last step copies out of the agent's sandbox, copied now: it is about to go.
+      await sandbox.download("/logs/agent", path.join(rolloutDir, "agent"));
+      if (await exists(output.logsArtifacts))
+        await copyTree(output.logsArtifacts, path.join(rolloutDir, "artifacts"));
+    }
   } catch (err) {
     throw new CategorizedError(
       "infra_error",
@@ -135,7 +187,7 @@ async function startVerifierSandbox(plan: TrialPlan): Promise<Sandbox> {
 }
 
 /** The workspace replaces the image's copy; each artifact goes back where the agent left it. */
-async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: TrialPlan, rolloutDir: string) {
+async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: TrialPlan, artifactsDir: string) {
   const step = async (what: string, work: () => Promise<void>) => {
     try {
       await work();
@@ -164,7 +216,7 @@ async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: TrialPla
   });
   // Collected (and pruned of its excludes) by collectArtifacts: only what the task declared.
   for (const spec of plan.task.config.artifacts) {
-    const kept = path.join(rolloutDir, "artifacts", spec.destination);
+    const kept = path.join(artifactsDir, spec.destination);
     if (!(await exists(kept))) continue;
     await step(`the artifact ${spec.source}`, () => sandbox.upload(kept, spec.source));
   }
@@ -180,7 +232,11 @@ async function release(plan: TrialPlan, sandbox: Sandbox): Promise<void> {
   else await stopping;
 }
 
-async function timed<T>(timing: TimingInfo, name: string, work: () => Promise<T>): Promise<T> {
+async function timed<T>(
+  timing: Record<string, number> | TimingInfo,
+  name: string,
+  work: () => Promise<T>,
+): Promise<T> {
   const t0 = Date.now();
   try {
     return await work();
