@@ -27,6 +27,7 @@ FILES=(
   test/network-isolation.test.ts
   test/phase-network.test.ts
   test/runtime-fixtures-container.test.ts
+  test/separate-verifier-container.test.ts
   test/steps-and-rewards.test.ts
   test/task-error.test.ts
 )

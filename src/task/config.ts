@@ -9,6 +9,7 @@ import { readSetupCommands } from "./setup-commands.js";
 import { readSteps } from "./steps-config.js";
 import type { TaskConfig, TaskLayout } from "./types.js";
 import { readVerifierHardening } from "./verifier-hardening.js";
+import { readVerifierMode } from "./verifier-mode.js";
 
 export interface ConfigResult {
   config: TaskConfig;
@@ -64,6 +65,7 @@ export function normaliseConfig(
       rewardRange: r.rewardRange(verifier.reward_range, "verifier.reward_range"),
       networkMode: r.phaseNetwork(verifier, "verifier"),
       ...optional("hardening", readVerifierHardening(r, verifier.hardening)),
+      ...readVerifierMode(r, verifier, raw),
     },
     sandbox: {
       networkMode: r.sandboxNetwork(sandbox.table, s, layout),

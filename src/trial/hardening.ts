@@ -20,11 +20,19 @@ export async function takeVerifierSnapshot(
   return hardeningSwitch(plan) === "on" ? snapshotForVerifier(sandbox) : null;
 }
 
-/** What runVerifier is given: the snapshot and the task's one flag, or "off". */
+/**
+ * What runVerifier is given: the snapshot and the task's one flag, or "off". `apart`: a separate
+ * verifier's fresh sandbox, where the agent never ran, so its processes are all the environment's.
+ */
 export function verifierHardening(
   plan: TrialPlan,
   snapshot: VerifierSnapshot | null | undefined,
+  apart = false,
 ): VerifierRun["hardening"] {
   if (hardeningSwitch(plan) === "off" || !snapshot) return "off";
-  return { snapshot, cleanupConftests: plan.task.config.verifier.hardening?.cleanupConftests ?? true };
+  return {
+    snapshot,
+    cleanupConftests: plan.task.config.verifier.hardening?.cleanupConftests ?? true,
+    ...(apart ? { killUnknownProcesses: false } : {}),
+  };
 }

@@ -9,6 +9,7 @@ import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/result.js";
 import { promptOf } from "../task/types.js";
+import { verifierModeOf } from "../task/verifier-mode.js";
 import { runVerifier, taskVerifierRun, type VerifierOutcome } from "../verifier/run.js";
 import type { VerifierSnapshot } from "../verifier/snapshot.js";
 import { type ArtifactRecord, collectArtifacts, writeArtifactManifest } from "./artifacts.js";
@@ -17,6 +18,7 @@ import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
 import { finishTrial, writeConfig } from "./record.js";
+import { runSeparateVerifier } from "./separate-verifier.js";
 import { runSteps, stepView } from "./steps.js";
 import type { TrialPlan } from "./types.js";
 
@@ -80,13 +82,18 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
         rolloutDir,
       );
     }
-    if (!plan.task.steps?.length && shouldVerify(plan, state)) {
+    // Hardening in both modes; a sandbox the agent never ran in has no processes of its to kill.
+    const verify = (sandbox: Sandbox, apart: boolean) =>
+      runVerifier(sandbox, plan.task, rolloutDir, {
+        ...taskVerifierRun(plan.task, rolloutDir),
+        hardening: verifierHardening(plan, state.verifierSnapshot, apart),
+      });
+    if (!plan.task.steps?.length && shouldVerify(plan, state) && verifierModeOf(plan.task) === "separate") {
+      await runSeparateVerifier(plan, state, rolloutDir, (box) => verify(box, true));
+    } else if (!plan.task.steps?.length && shouldVerify(plan, state)) {
       await enterPhaseNetwork(plan, state, "verifier");
       await phase(state, "verifier", async () => {
-        state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir, {
-          ...taskVerifierRun(plan.task, rolloutDir),
-          hardening: verifierHardening(plan, state.verifierSnapshot),
-        });
+        state.verifier = await verify(state.sandbox as Sandbox, false);
       });
     }
   } catch (err) {
