@@ -6,6 +6,7 @@ import { benchCompose } from "./compose.js";
 import { benchContainer } from "./container.js";
 import { benchEndpoint } from "./endpoint.js";
 import { benchGateway } from "./gateway.js";
+import { benchHardening } from "./hardening.js";
 import { printRows } from "./report.js";
 import { benchRun } from "./run.js";
 import { benchTrain } from "./train.js";
@@ -28,6 +29,10 @@ const sections: Record<string, { title: string; run: () => Promise<import("./rep
   gateway: {
     title: "the recording gateway vs calling the policy directly (issue: a model you serve)",
     run: benchGateway,
+  },
+  hardening: {
+    title: "what verifier hardening and a separate verifier add to one trial (issue: reward hacking)",
+    run: benchHardening,
   },
   endpoint: {
     title: "a failed endpoint is never a reward: endpoint down to provider_error (issue: failures)",

@@ -13,6 +13,7 @@ import { CategorizedError, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import type { TimingInfo } from "../schemas/result.js";
 import { phaseHasNetwork } from "../task/network.js";
+import { CUT_RECORD } from "../util/copy-out.js";
 import { copyTree } from "../util/copy-tree.js";
 import type { VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
@@ -95,6 +96,7 @@ async function verifyApart(
   try {
     fresh = await timed(timing, "verifier_environment_setup", async () => {
       const output = await takeOutput(
+        plan,
         agentSandbox,
         scratch,
         options.lastUse ? options.rolloutDir : undefined,
@@ -132,7 +134,12 @@ interface AgentOutput {
 }
 
 /** The agent's output out of its sandbox, with its processes gone first so nothing changes it meanwhile. */
-async function takeOutput(sandbox: Sandbox, scratch: string, rolloutDir?: string): Promise<AgentOutput> {
+async function takeOutput(
+  plan: TrialPlan,
+  sandbox: Sandbox,
+  scratch: string,
+  rolloutDir?: string,
+): Promise<AgentOutput> {
   const output = {
     workspace: path.join(scratch, "workspace"),
     logsArtifacts: path.join(scratch, "logs-artifacts"),
@@ -141,7 +148,15 @@ async function takeOutput(sandbox: Sandbox, scratch: string, rolloutDir?: string
     await sandbox.killAgentProcesses();
     // Settles which limits the agent went past (recorded in config.json) before the sandbox goes.
     await sandbox.prepareVerifier?.();
-    await sandbox.download(sandbox.workdir, output.workspace);
+    // The workspace is the agent's answer: its budget is the task's disk, not the logs' default.
+    const maxBytes = Math.max(plan.task.config.sandbox.storageMb, 1) * 1024 * 1024;
+    await sandbox.download(sandbox.workdir, output.workspace, { maxBytes });
+    // What the copy left out is recorded in the rollout, never handed to the verifier as a workspace file.
+    const cut = path.join(output.workspace, CUT_RECORD);
+    if (await exists(cut)) {
+      if (rolloutDir) await fs.copyFile(cut, path.join(rolloutDir, `workspace${CUT_RECORD}`));
+      await fs.rm(cut);
+    }
     await sandbox.download(LOGS_ARTIFACTS, output.logsArtifacts);
     if (rolloutDir) {
       // What runTrial's last step copies out of the agent's sandbox, copied now: it is about to go.
