@@ -15,6 +15,14 @@ import { connectEngine, type Engine } from "./engine/engine.js";
 import { type AgentBundleMount, resolveAgentImage } from "./image/agent-image.js";
 import { buildTaskImage } from "./image/image.js";
 import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./lifecycle/cleanup.js";
+import {
+  engineReason,
+  isStorageOptError,
+  type LimitHostConfig,
+  planLimits,
+  recordStorageRefusal,
+  watchStorage,
+} from "./lifecycle/limits.js";
 import { planNetwork, relayPrecheck } from "./lifecycle/network.js";
 import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./lifecycle/relay.js";
 import { ContainerSandbox } from "./lifecycle/sandbox.js";
@@ -39,6 +47,8 @@ export interface ContainerBackendOptions {
   onBuildProgress?: (task: string, line: string) => void;
   /** How long the container's setup may take to report (default 60 s), ENTRYPOINT included. */
   setupTimeoutSec?: number;
+  /** Processes each container may hold (default DEFAULT_PIDS_LIMIT; tests set a small one). */
+  pidsLimit?: number;
 }
 
 export class ContainerBackend implements SandboxBackend {
@@ -126,6 +136,7 @@ export class ContainerBackend implements SandboxBackend {
     };
     if (service && net.directUrl) env.BENCHFLOW_GATEWAY_URL = net.directUrl;
     if (service && net.relay) env.BENCHFLOW_GATEWAY_URL = `http://127.0.0.1:${service.port}`;
+    const limitPlan = await planLimits(engine, task, image, { pidsLimit: this.options.pidsLimit });
     const name = containerName(spec.rolloutName);
     const labels = {
       ...ownerLabels(this.options.runId),
@@ -142,6 +153,12 @@ export class ContainerBackend implements SandboxBackend {
           namePrefix: name,
           labels,
           internal: !spec.network,
+          // The same process and memory budget for each sidecar as for main (the disk is main's only).
+          resources: {
+            PidsLimit: limitPlan.hostConfig.PidsLimit,
+            Memory: limitPlan.hostConfig.Memory,
+            MemorySwap: limitPlan.hostConfig.MemorySwap,
+          },
         })
       : null;
     let relay: Relay | null = null;
@@ -150,7 +167,7 @@ export class ContainerBackend implements SandboxBackend {
     let output: Readable | null = null;
     const main = {
       create: async () => {
-        id = await createContainer(engine, {
+        const request: CreateRequest = {
           name,
           image,
           workdir,
@@ -159,10 +176,19 @@ export class ContainerBackend implements SandboxBackend {
           networkMode: compose ? compose.network : net.mode,
           aliases: compose ? [MAIN_SERVICE] : [],
           binds: agentImage.mounts.map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
-          cpus: task.config.sandbox.cpus,
-          memoryMb: task.config.sandbox.memoryMb,
+          limits: limitPlan.hostConfig,
           labels,
-        });
+        };
+        try {
+          id = await createContainer(engine, request);
+        } catch (err) {
+          // The probe's size passed but this task's did not (a driver whose size covers the image too).
+          if (!limitPlan.hostConfig.StorageOpt || !isStorageOptError(err)) throw err;
+          const why = engineReason(err);
+          recordStorageRefusal(engine, why);
+          watchStorage(limitPlan, engine, task.config.sandbox.storageMb, why);
+          id = await createContainer(engine, request);
+        }
         // Attached before it starts, so none of the setup's report is missed.
         output = await engine.client.call("POST", `/containers/${id}/attach`, {
           query: { stream: true, stdout: true, stderr: true },
@@ -197,8 +223,17 @@ export class ContainerBackend implements SandboxBackend {
           ...(enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : []),
           ...agentImage.warnings,
           ...(project?.warnings ?? []),
+          ...limitPlan.warnings,
         ],
         relay,
+        limits: limitPlan.limits,
+        storageLimit:
+          task.config.sandbox.storageMb > 0
+            ? {
+                bytes: task.config.sandbox.storageMb * 1024 * 1024,
+                watched: limitPlan.watchBytes !== null,
+              }
+            : null,
         remove: compose ? () => compose.down(id) : undefined,
         onStop: () => this.live.delete(sandbox),
       });
@@ -274,8 +309,8 @@ interface CreateRequest {
   aliases: string[];
   /** HostConfig.Binds ("host:container:ro"); they need a local engine. */
   binds: string[];
-  cpus: number;
-  memoryMb: number;
+  /** PidsLimit, Memory and MemorySwap, NanoCpus, StorageOpt (lifecycle/limits.ts). */
+  limits: LimitHostConfig;
   labels: Record<string, string>;
 }
 
@@ -292,8 +327,7 @@ async function createContainer(engine: Engine, r: CreateRequest): Promise<string
       Init: true,
       NetworkMode: r.networkMode,
       Binds: r.binds.length > 0 ? r.binds : undefined,
-      NanoCpus: r.cpus > 0 ? Math.round(r.cpus * 1e9) : undefined,
-      Memory: r.memoryMb > 0 ? r.memoryMb * 1024 * 1024 : undefined,
+      ...r.limits,
     },
     NetworkingConfig:
       r.aliases.length > 0 ? { EndpointsConfig: { [r.networkMode]: { Aliases: r.aliases } } } : undefined,
