@@ -192,6 +192,34 @@ describe("container limits", () => {
     assert.equal(box.limits.pids?.exceeded, false);
   });
 
+  it("keeps memory that outlives the agent (/dev/shm, SysV segments) under a quarter of memory_mb, so the container lives on", async (t) => {
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    const task = await limitTask(
+      "limits-shm",
+      // Every process started here would be killed at once if the agent's leftovers filled the limit.
+      'n=$(for i in $(seq 1 10); do sh -c "echo $i"; done | wc -l); [ "$n" = 10 ] && echo 1 > /logs/verifier/reward.txt\n',
+      (c) => {
+        c.sandbox.memoryMb = 48;
+      },
+    );
+    const box = await start(new ContainerBackend(), task, "shm__1");
+    // Uncapped, /dev/shm (the engines' 64 MiB tmpfs) would take all 48 MiB and keep them after the writer died.
+    const r = await box.exec(
+      "head -c 60M /dev/zero > /dev/shm/fill; du -m /dev/shm/fill | cut -f1; cat /proc/sys/kernel/shm_rmid_forced",
+      {
+        user: "agent",
+        timeoutSec: 60,
+      },
+    );
+    assert.match(r.stderr, /No space left on device/);
+    assert.equal(r.stdout, "12\n1\n");
+    assert.equal(await running(engine, box), true);
+    const outcome = await verify(box, task);
+    assert.equal(outcome.rewards?.reward, 1, JSON.stringify(outcome));
+    assert.equal(box.limits.memory_mb?.exceeded, false);
+  });
+
   it("stops a disk fill past storage_mb (enforced, or watched and killed soon after), and the verifier writes past it", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;

@@ -17,7 +17,12 @@ export interface LimitHostConfig {
   MemorySwap?: number;
   NanoCpus?: number;
   StorageOpt?: { size: string };
+  ShmSize?: number;
+  Sysctls?: Record<string, string>;
 }
+
+/** The engines' own /dev/shm size. */
+const DEFAULT_SHM_BYTES = 64 * 1024 * 1024;
 
 export interface LimitPlan {
   hostConfig: LimitHostConfig;
@@ -101,6 +106,12 @@ export async function planLimits(
     hostConfig.Memory = memoryMb * 1024 * 1024;
     // Equal to Memory: no swap beyond the limit, so an allocation past it is killed, not swapped.
     hostConfig.MemorySwap = hostConfig.Memory;
+    // Memory that outlives the agent's processes (files in /dev/shm, SysV segments) is charged to
+    // the container: were it to fill the limit, the kernel would kill the keep-alive next and every
+    // process after it, the verifier's included. /dev/shm holds at most a quarter of the limit, and
+    // a SysV segment goes with the last process attached to it.
+    hostConfig.ShmSize = Math.min(DEFAULT_SHM_BYTES, Math.floor(hostConfig.Memory / 4));
+    hostConfig.Sysctls = { "kernel.shm_rmid_forced": "1" };
     limits.memory_mb = { requested: memoryMb, applied: "engine" };
   } else limits.memory_mb = { requested: null, applied: "not_applied: the task names no memory limit" };
   if (cpus > 0) {
