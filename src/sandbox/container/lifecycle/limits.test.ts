@@ -192,6 +192,17 @@ describe("container limits", () => {
     assert.equal(box.limits.pids?.exceeded, false);
   });
 
+  it("makes every exec's processes the kernel's first choice in an OOM, never the container's keep-alive", async (t) => {
+    if (!(await engineOrSkip(t))) return;
+    const box = boxes[0];
+    assert.ok(box, "the first test's sandbox");
+    const r = await box.exec(
+      'cat /proc/self/oom_score_adj; sh -c "cat /proc/\\$\\$/oom_score_adj"; cat /proc/1/oom_score_adj; for d in /proc/[0-9]*; do [ "$(cat $d/comm)" = sleep ] && cat $d/oom_score_adj; done',
+      { user: "agent" },
+    );
+    assert.equal(r.stdout, "1000\n1000\n0\n0\n", r.stderr);
+  });
+
   it("keeps memory that outlives the agent (/dev/shm, SysV segments) under a quarter of memory_mb, so the container lives on", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
