@@ -20,7 +20,6 @@ import {
   isStorageOptError,
   type LimitHostConfig,
   planLimits,
-  recordStorageRefusal,
   watchStorage,
 } from "./lifecycle/limits.js";
 import { planNetwork, relayPrecheck } from "./lifecycle/network.js";
@@ -182,11 +181,15 @@ export class ContainerBackend implements SandboxBackend {
         try {
           id = await createContainer(engine, request);
         } catch (err) {
-          // The probe's size passed but this task's did not (a driver whose size covers the image too).
+          // The engine takes a size, but not this one: a driver whose size covers the image too
+          // (btrfs, zfs) refuses one smaller than the image. Other tasks may still get theirs.
           if (!limitPlan.hostConfig.StorageOpt || !isStorageOptError(err)) throw err;
-          const why = engineReason(err);
-          recordStorageRefusal(engine, why);
-          watchStorage(limitPlan, engine, task.config.sandbox.storageMb, why);
+          const { storageMb } = task.config.sandbox;
+          watchStorage(
+            limitPlan,
+            storageMb,
+            `${engine.name} refused a disk of ${storageMb} MB for this task's image (${engineReason(err)})`,
+          );
           id = await createContainer(engine, request);
         }
         // Attached before it starts, so none of the setup's report is missed.

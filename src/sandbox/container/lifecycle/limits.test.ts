@@ -15,6 +15,7 @@ import { DEFAULT_PIDS_LIMIT } from "../../types.js";
 import { ContainerBackend } from "../backend.js";
 import type { Engine } from "../engine/engine.js";
 import { engineOrSkip, makeTask, removeTaskDir } from "../testing/kit.js";
+import { LABEL, listContainers } from "./cleanup.js";
 import { parseCounters, readLimitCounters, storageOptRefusal } from "./limits.js";
 import type { ContainerSandbox } from "./sandbox.js";
 
@@ -127,6 +128,36 @@ describe("container limits", () => {
     assert.deepEqual(again.limits, box.limits);
   });
 
+  it("gives a compose task's sidecars the same process and memory limits as main", async (t) => {
+    const engine = await engineOrSkip(t);
+    if (!engine) return;
+    const task = await makeTask({
+      name: "limits-compose",
+      dockerfile: "FROM debian:bookworm-slim\n",
+      files: {
+        "docker-compose.yaml":
+          'services:\n  side:\n    image: debian:bookworm-slim\n    command: ["sleep", "infinity"]\n',
+      },
+      configure: (c) => {
+        c.sandbox.memoryMb = 320;
+      },
+    });
+    tasks.push(task);
+    const box = await start(new ContainerBackend(), task, "compose__1");
+    const [side] = await listContainers(engine, `${LABEL.trial}=compose__1`).then((all) =>
+      all.filter((c) => c.Labels?.["benchflow.service"] === "side"),
+    );
+    assert.ok(side, "the sidecar");
+    const info = await engine.client.json<{
+      HostConfig: { PidsLimit: number; Memory: number; MemorySwap: number };
+    }>("GET", `/containers/${side.Id}/json`);
+    assert.deepEqual(
+      [info.HostConfig.PidsLimit, info.HostConfig.Memory, info.HostConfig.MemorySwap],
+      [DEFAULT_PIDS_LIMIT, 320 * 1024 * 1024, 320 * 1024 * 1024],
+    );
+    assert.equal(box.limits.memory_mb?.requested, 320);
+  });
+
   it("holds a fork bomb at the pids limit; the agent's processes are killed and the verifier runs", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
@@ -143,7 +174,7 @@ describe("container limits", () => {
     // Outer bounds: `timeout` ends the bomb's root after 120 s, and the kill below ends the rest.
     await box.exec("timeout 120 bash -c 'b(){ b|b& }; b' >/dev/null 2>&1 &", {
       user: "agent",
-      timeoutSec: 30,
+      timeoutSec: 300,
     });
     await until(
       "a fork refused at the pids limit",
@@ -269,10 +300,10 @@ describe("container limits", () => {
   it("reads OOM kills and refused forks from cgroup v1 and v2 counter files", () => {
     const v1 =
       "== /sys/fs/cgroup/memory/memory.oom_control\noom_kill_disable 0\nunder_oom 0\noom_kill 2\n== /sys/fs/cgroup/pids/pids.events\nmax 17\n";
-    assert.deepEqual(parseCounters(v1), { oomKills: 2, pidsRefused: 17 });
+    assert.deepEqual(parseCounters(v1), { oomKills: 2, pidsRefused: 17, pids: null });
     const v2 =
-      "== /sys/fs/cgroup/memory.events\nlow 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n== /sys/fs/cgroup/pids.events\nmax 0\n";
-    assert.deepEqual(parseCounters(v2), { oomKills: 1, pidsRefused: 0 });
-    assert.deepEqual(parseCounters(""), { oomKills: null, pidsRefused: null });
+      "== /sys/fs/cgroup/memory.events\nlow 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n== /sys/fs/cgroup/pids.events\nmax 0\n== /sys/fs/cgroup/pids.current\n7\n";
+    assert.deepEqual(parseCounters(v2), { oomKills: 1, pidsRefused: 0, pids: 7 });
+    assert.deepEqual(parseCounters(""), { oomKills: null, pidsRefused: null, pids: null });
   });
 });

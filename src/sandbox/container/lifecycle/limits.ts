@@ -45,11 +45,6 @@ export function storageOptRefusal(engine: Engine, image: string, sizeMb: number)
   return answer;
 }
 
-/** Remembers a refusal met at a real create (the probe said yes, the task's size said no). */
-export function recordStorageRefusal(engine: Engine, why: string): void {
-  storageSupport.set(engine.socket, Promise.resolve(why));
-}
-
 async function probeStorageOpt(engine: Engine, image: string, sizeMb: number): Promise<string | null> {
   let id: string | null = null;
   try {
@@ -124,19 +119,19 @@ export async function planLimits(
     if (refusal === null) {
       hostConfig.StorageOpt = { size: `${storageMb}M` };
       limits.storage_mb = { requested: storageMb, applied: "engine" };
-    } else watchStorage(plan, engine, storageMb, refusal);
+    } else watchStorage(plan, storageMb, `${engine.name} cannot cap a container's disk here (${refusal})`);
   } else limits.storage_mb = { requested: null, applied: "not_applied: the task names no storage limit" };
   return plan;
 }
 
 /** The disk limit watched instead of enforced: the agent is stopped soon after it passes it. */
-export function watchStorage(plan: LimitPlan, engine: Engine, storageMb: number, why: string): void {
+export function watchStorage(plan: LimitPlan, storageMb: number, why: string): void {
   delete plan.hostConfig.StorageOpt;
   plan.limits.storage_mb = { requested: storageMb, applied: "watched" };
   plan.watchBytes = storageMb * 1024 * 1024;
   // No task name or size in it: one line per run, however many trials and tasks meet it.
   plan.warnings.push(
-    `storage_mb is watched, not enforced: ${engine.name} cannot cap a container's disk here (${why}); ` +
+    `storage_mb is watched, not enforced: ${why}; ` +
       "the agent is stopped within about a second of passing it (docs/write-a-task.md, Limits)",
   );
 }
@@ -145,6 +140,10 @@ export function watchStorage(plan: LimitPlan, engine: Engine, storageMb: number,
 export interface LimitCounters {
   oomKills: number | null;
   pidsRefused: number | null;
+  /** Processes in the container now. */
+  pids: number | null;
+  /** The reading exec started and finished (under a fork bomb even starting one can fail). */
+  read: boolean;
 }
 
 // cgroup v1 (memory.oom_control, pids.events under their controllers) and v2 (one folder).
@@ -152,18 +151,20 @@ const COUNTER_FILES = [
   "/sys/fs/cgroup/memory/memory.oom_control",
   "/sys/fs/cgroup/memory.events",
   "/sys/fs/cgroup/pids/pids.events",
+  "/sys/fs/cgroup/pids/pids.current",
   "/sys/fs/cgroup/pids.events",
+  "/sys/fs/cgroup/pids.current",
 ];
 
 /** One exec as root reading the counters (the engine's inspect OOMKilled covers init only). */
 export async function readLimitCounters(engine: Engine, id: string): Promise<LimitCounters> {
   const script = `for f in ${COUNTER_FILES.join(" ")}; do [ -r "$f" ] && { echo "== $f"; cat "$f"; }; done; true`;
   const r = await execInContainer(engine, id, script, { user: "root", env: {}, cwd: "/", timeoutSec: 30 });
-  return parseCounters(r.stdout);
+  return { ...parseCounters(r.stdout), read: r.exitCode === 0 };
 }
 
-export function parseCounters(text: string): LimitCounters {
-  const counters: LimitCounters = { oomKills: null, pidsRefused: null };
+export function parseCounters(text: string): Omit<LimitCounters, "read"> {
+  const counters: Omit<LimitCounters, "read"> = { oomKills: null, pidsRefused: null, pids: null };
   let file = "";
   for (const line of text.split("\n")) {
     if (line.startsWith("== ")) {
@@ -171,6 +172,10 @@ export function parseCounters(text: string): LimitCounters {
       continue;
     }
     const [key, value] = line.trim().split(/\s+/);
+    if (file.endsWith("pids.current") && /^\d+$/.test(key ?? "")) {
+      counters.pids = Number(key);
+      continue;
+    }
     const n = Number(value);
     if (!Number.isFinite(n)) continue;
     if (/memory/.test(file) && key === "oom_kill") counters.oomKills = (counters.oomKills ?? 0) + n;

@@ -10,7 +10,7 @@ import { execInContainer, execQuiet } from "../engine/exec.js";
 import { extractTo } from "../engine/tar-read.js";
 import { entriesOf, tarStream } from "../engine/tar-write.js";
 import { removeContainer } from "./cleanup.js";
-import { readLimitCounters } from "./limits.js";
+import { type LimitCounters, readLimitCounters } from "./limits.js";
 import type { Relay } from "./relay.js";
 import { StorageWatch } from "./storage-watch.js";
 
@@ -151,16 +151,26 @@ export class ContainerSandbox implements Sandbox {
    */
   async prepareVerifier(): Promise<void> {
     const watch = this.storageWatch;
-    const [counters] = await Promise.all([
-      readLimitCounters(this.init.engine, this.id).catch(() => null),
-      watch?.stop(),
-    ]);
+    const read = () => readLimitCounters(this.init.engine, this.id).catch(() => null);
+    let [counters] = await Promise.all([read(), watch?.stop()]);
     const { memory_mb, pids, storage_mb } = this.limits;
+    // A fork bomb can hold every pid slot, so that the kill's own exec never started: still full
+    // (or not even readable) after the kill, the agent's processes are killed again, a few rounds.
+    const full = (c: LimitCounters | null) =>
+      !c?.read || (pids?.requested != null && c.pids != null && c.pids >= pids.requested - 8);
+    for (let round = 0; round < 5 && full(counters); round++) {
+      await this.killAgentProcesses().catch(() => undefined);
+      counters = await read();
+    }
     // Sticky: a multi-step task's limits say whether any step's agent went past them.
     if (memory_mb && counters?.oomKills != null)
       memory_mb.exceeded = memory_mb.exceeded || counters.oomKills > 0;
     if (pids && counters?.pidsRefused != null) pids.exceeded = pids.exceeded || counters.pidsRefused > 0;
-    if (storage_mb && watch) storage_mb.exceeded = storage_mb.exceeded || watch.exceeded;
+    // Watched: the watch's verdict. Enforced: reached (a layer within 1% of the quota) or not known,
+    // since a driver whose size covers the image too (btrfs, zfs) fills before the layer does.
+    if (storage_mb && watch && this.init.storageLimit?.watched)
+      storage_mb.exceeded = storage_mb.exceeded || watch.exceeded;
+    else if (storage_mb && watch?.exceeded) storage_mb.exceeded = true;
   }
 
   /** The disk watch's measurements so far (for tests and the cost report). */
