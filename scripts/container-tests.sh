@@ -13,6 +13,7 @@ FILES=(
   src/sandbox/container/jq-report.test.ts
   src/sandbox/container/lifecycle/cleanup.test.ts
   src/sandbox/container/lifecycle/interrupt.test.ts
+  src/sandbox/container/lifecycle/limits.test.ts
   src/sandbox/container/lifecycle/relay.test.ts
   src/sandbox/container/lifecycle/sandbox.test.ts
   src/sandbox/container/lifecycle/users.test.ts
@@ -21,6 +22,7 @@ FILES=(
   test/agents-libc.test.ts
   test/agents-mcp.test.ts
   test/compose.test.ts
+  test/container-limits.test.ts
   test/container-run.test.ts
   test/copy-out-container.test.ts
   test/host-block.test.ts

@@ -17,6 +17,13 @@ import { type AgentBundleMount, resolveAgentImage } from "./image/agent-image.js
 import { buildTaskImage } from "./image/image.js";
 import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./lifecycle/cleanup.js";
 import { closeHostFor } from "./lifecycle/host-block.js";
+import {
+  engineReason,
+  isStorageOptError,
+  type LimitHostConfig,
+  planLimits,
+  watchStorage,
+} from "./lifecycle/limits.js";
 import { planNetwork, relayPrecheck } from "./lifecycle/network.js";
 import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./lifecycle/relay.js";
 import { ContainerSandbox } from "./lifecycle/sandbox.js";
@@ -41,6 +48,8 @@ export interface ContainerBackendOptions {
   onBuildProgress?: (task: string, line: string) => void;
   /** How long the container's setup may take to report (default 60 s), ENTRYPOINT included. */
   setupTimeoutSec?: number;
+  /** Processes each container may hold (default DEFAULT_PIDS_LIMIT; tests set a small one). */
+  pidsLimit?: number;
 }
 
 export class ContainerBackend implements SandboxBackend {
@@ -128,6 +137,7 @@ export class ContainerBackend implements SandboxBackend {
     };
     if (service && net.directUrl) env.BENCHFLOW_GATEWAY_URL = net.directUrl;
     if (service && net.relay) env.BENCHFLOW_GATEWAY_URL = `http://127.0.0.1:${service.port}`;
+    const limitPlan = await planLimits(engine, task, image, { pidsLimit: this.options.pidsLimit });
     const name = containerName(spec.rolloutName);
     const labels = {
       ...ownerLabels(this.options.runId),
@@ -144,6 +154,12 @@ export class ContainerBackend implements SandboxBackend {
           namePrefix: name,
           labels,
           internal: !spec.network,
+          // The same process and memory budget for each sidecar as for main (the disk is main's only).
+          resources: {
+            PidsLimit: limitPlan.hostConfig.PidsLimit,
+            Memory: limitPlan.hostConfig.Memory,
+            MemorySwap: limitPlan.hostConfig.MemorySwap,
+          },
         })
       : null;
     let relay: Relay | null = null;
@@ -153,7 +169,7 @@ export class ContainerBackend implements SandboxBackend {
     let hostBlock: HostBlockRecord | null = null;
     const main = {
       create: async () => {
-        id = await createContainer(engine, {
+        const request: CreateRequest = {
           name,
           image,
           workdir,
@@ -162,10 +178,23 @@ export class ContainerBackend implements SandboxBackend {
           networkMode: compose ? compose.network : net.mode,
           aliases: compose ? [MAIN_SERVICE] : [],
           binds: agentImage.mounts.map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
-          cpus: task.config.sandbox.cpus,
-          memoryMb: task.config.sandbox.memoryMb,
+          limits: limitPlan.hostConfig,
           labels,
-        });
+        };
+        try {
+          id = await createContainer(engine, request);
+        } catch (err) {
+          // The engine takes a size, but not this one: a driver whose size covers the image too
+          // (btrfs, zfs) refuses one smaller than the image. Other tasks may still get theirs.
+          if (!limitPlan.hostConfig.StorageOpt || !isStorageOptError(err)) throw err;
+          const { storageMb } = task.config.sandbox;
+          watchStorage(
+            limitPlan,
+            storageMb,
+            `${engine.name} refused a disk of ${storageMb} MB for this task's image (${engineReason(err)})`,
+          );
+          id = await createContainer(engine, request);
+        }
         // Attached before it starts, so none of the setup's report is missed.
         output = await engine.client.call("POST", `/containers/${id}/attach`, {
           query: { stream: true, stdout: true, stderr: true },
@@ -204,8 +233,17 @@ export class ContainerBackend implements SandboxBackend {
           ...(enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : []),
           ...agentImage.warnings,
           ...(project?.warnings ?? []),
+          ...limitPlan.warnings,
         ],
         relay,
+        limits: limitPlan.limits,
+        storageLimit:
+          task.config.sandbox.storageMb > 0
+            ? {
+                bytes: task.config.sandbox.storageMb * 1024 * 1024,
+                watched: limitPlan.watchBytes !== null,
+              }
+            : null,
         remove: compose ? () => compose.down(id) : undefined,
         onStop: () => this.live.delete(sandbox),
       });
@@ -281,8 +319,8 @@ interface CreateRequest {
   aliases: string[];
   /** HostConfig.Binds ("host:container:ro"); they need a local engine. */
   binds: string[];
-  cpus: number;
-  memoryMb: number;
+  /** PidsLimit, Memory and MemorySwap, NanoCpus, StorageOpt (lifecycle/limits.ts). */
+  limits: LimitHostConfig;
   labels: Record<string, string>;
 }
 
@@ -299,8 +337,7 @@ async function createContainer(engine: Engine, r: CreateRequest): Promise<string
       Init: true,
       NetworkMode: r.networkMode,
       Binds: r.binds.length > 0 ? r.binds : undefined,
-      NanoCpus: r.cpus > 0 ? Math.round(r.cpus * 1e9) : undefined,
-      Memory: r.memoryMb > 0 ? r.memoryMb * 1024 * 1024 : undefined,
+      ...r.limits,
     },
     NetworkingConfig:
       r.aliases.length > 0 ? { EndpointsConfig: { [r.networkMode]: { Aliases: r.aliases } } } : undefined,

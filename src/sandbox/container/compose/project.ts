@@ -28,6 +28,8 @@ export interface ComposeRunInit {
   labels: Record<string, string>;
   /** No way out (a no-network task); the services still reach each other. */
   internal: boolean;
+  /** HostConfig limits every sidecar gets (PidsLimit, Memory, MemorySwap). */
+  resources?: Record<string, number | undefined>;
 }
 
 interface EngineHealth {
@@ -223,7 +225,7 @@ export class ComposeRun {
         Labels: { ...this.init.labels, "benchflow.service": service.name },
         // We run the healthcheck ourselves (healthcheck.ts); the engine's own would run it twice.
         Healthcheck: { Test: ["NONE"] },
-        HostConfig: { NetworkMode: this.network },
+        HostConfig: { ...this.init.resources, NetworkMode: this.network },
         NetworkingConfig: { EndpointsConfig: { [this.network]: { Aliases: [service.name] } } },
       },
     });

@@ -24,7 +24,11 @@ const MARKER_PREFIX = "benchflow-exec-";
 // argv lives as long as the command does. Images without setsid keep the marker, not the session;
 // so do busybox images, whose setsid (an applet, or a symlink to busybox) has no -w.
 const LEADER = 'bash -c "$1"; exit $?';
-const LAUNCH = `p=$(command -v setsid 2>/dev/null); case "$p" in /*) [ -L "$p" ] || exec setsid -w bash -c '${LEADER}' "$0" "$1";; esac; exec bash -c '${LEADER}' "$0" "$1"`;
+// Every exec's processes are the kernel's first choice when the container runs out of memory, before
+// its keep-alive (adjustment 0): were that killed, the container would stop and the rollout go
+// unscored. Raising one's own adjustment needs no privilege.
+const OOM_FIRST = "{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; ";
+const LAUNCH = `${OOM_FIRST}p=$(command -v setsid 2>/dev/null); case "$p" in /*) [ -L "$p" ] || exec setsid -w bash -c '${LEADER}' "$0" "$1";; esac; exec bash -c '${LEADER}' "$0" "$1"`;
 
 // Lists pid, ppid and session of every process; kills the marked ones, their sessions and their
 // descendants; three rounds catch processes forked meanwhile (or not yet visible at the first).

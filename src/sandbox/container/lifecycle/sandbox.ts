@@ -11,6 +11,7 @@ import {
   type ExecResult,
   type HostBlockRecord,
   type Sandbox,
+  type SandboxLimits,
 } from "../../types.js";
 import { EngineError } from "../engine/client.js";
 import type { Engine } from "../engine/engine.js";
@@ -18,7 +19,9 @@ import { execInContainer, execQuiet } from "../engine/exec.js";
 import { extractTo } from "../engine/tar-read.js";
 import { entriesOf, tarStream } from "../engine/tar-write.js";
 import { removeContainer } from "./cleanup.js";
+import { type LimitCounters, readLimitCounters } from "./limits.js";
 import type { Relay } from "./relay.js";
+import { StorageWatch } from "./storage-watch.js";
 
 export interface ContainerSandboxInit {
   engine: Engine;
@@ -35,6 +38,10 @@ export interface ContainerSandboxInit {
   hostBlock?: HostBlockRecord | null;
   warnings: string[];
   relay: Relay | null;
+  /** What the container was created with (config.json `limits`); `exceeded` is settled before the verifier. */
+  limits: SandboxLimits;
+  /** The disk limit in bytes; `watched`: during the agent's execs (the engine cannot enforce it). */
+  storageLimit: { bytes: number; watched: boolean } | null;
   /** Removes the container with what the trial has besides it (a compose trial's sidecars and network). */
   remove?: () => Promise<void>;
   onStop: () => void;
@@ -53,6 +60,8 @@ export class ContainerSandbox implements Sandbox {
   readonly networkEnforcement: string;
   readonly hostBlock?: HostBlockRecord;
   readonly warnings: string[];
+  readonly limits: SandboxLimits;
+  private readonly storageWatch: StorageWatch | null;
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly init: ContainerSandboxInit) {
@@ -65,6 +74,18 @@ export class ContainerSandbox implements Sandbox {
     this.networkEnforcement = init.networkEnforcement;
     if (init.hostBlock) this.hostBlock = init.hostBlock;
     this.warnings = init.warnings;
+    this.limits = init.limits;
+    const storage = init.storageLimit;
+    this.storageWatch =
+      storage === null
+        ? null
+        : new StorageWatch({
+            engine: init.engine,
+            id: init.id,
+            // An engine's quota is reached, never passed: within 1% of it counts as going past it.
+            limitBytes: storage.watched ? storage.bytes : Math.floor(storage.bytes * 0.99),
+            onExceeded: () => this.storageExceeded(),
+          });
   }
 
   exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -76,6 +97,8 @@ export class ContainerSandbox implements Sandbox {
         : {};
     // Marks the agent's processes, so a root agent's leftovers can still be found and killed.
     const role: Record<string, string> = asAgent ? { BENCHFLOW_ROLE: "agent" } : {};
+    // The disk is watched while the agent runs: from its first exec (again after each verifier).
+    if (asAgent && this.init.storageLimit?.watched) this.storageWatch?.start();
     return execInContainer(this.init.engine, this.id, command, {
       user,
       env: { ...identity, ...role, ...options.env },
@@ -131,9 +154,50 @@ export class ContainerSandbox implements Sandbox {
     await execQuiet(this.init.engine, this.id, ["sh", "-c", script]);
   }
 
+  /** The agent passed a watched disk limit: it is stopped, and the rollout is still scored. */
+  private async storageExceeded(): Promise<void> {
+    if (this.limits.storage_mb) this.limits.storage_mb.exceeded = true;
+    await this.killAgentProcesses();
+  }
+
+  /**
+   * After the agent's processes are gone: the disk watch stops (the verifier may write past the
+   * agent's limit), and which limits the agent went past is read from the container's cgroup.
+   */
+  async prepareVerifier(): Promise<void> {
+    const watch = this.storageWatch;
+    const read = () => readLimitCounters(this.init.engine, this.id).catch(() => null);
+    let [counters] = await Promise.all([read(), watch?.stop()]);
+    const { memory_mb, pids, storage_mb } = this.limits;
+    // A fork bomb can hold every pid slot, so that the kill's own exec never started: still full
+    // (or not even readable) after the kill, the agent's processes are killed again, a few rounds.
+    const full = (c: LimitCounters | null) =>
+      !c?.read || (pids?.requested != null && c.pids != null && c.pids >= pids.requested - 8);
+    for (let round = 0; round < 5 && full(counters); round++) {
+      await this.killAgentProcesses().catch(() => undefined);
+      counters = await read();
+    }
+    // Sticky: a multi-step task's limits say whether any step's agent went past them.
+    if (memory_mb && counters?.oomKills != null)
+      memory_mb.exceeded = memory_mb.exceeded || counters.oomKills > 0;
+    if (pids && counters?.pidsRefused != null) pids.exceeded = pids.exceeded || counters.pidsRefused > 0;
+    // Watched: the watch's verdict. Enforced: reached (a layer within 1% of the quota) or not known,
+    // since a driver whose size covers the image too (btrfs, zfs) fills before the layer does.
+    if (storage_mb && watch && this.init.storageLimit?.watched)
+      storage_mb.exceeded = storage_mb.exceeded || watch.exceeded;
+    else if (storage_mb && watch?.exceeded) storage_mb.exceeded = true;
+  }
+
+  /** The disk watch's measurements so far (for tests and the cost report). */
+  storageWatchStats(): { polls: number; pollMs: number; peakBytes: number } | null {
+    const w = this.storageWatch;
+    return w ? { polls: w.polls, pollMs: w.pollMs, peakBytes: w.peakBytes } : null;
+  }
+
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       try {
+        this.storageWatch?.halt();
         await this.init.relay?.close();
         if (this.init.remove) await this.init.remove();
         else await removeContainer(this.init.engine, this.id);
