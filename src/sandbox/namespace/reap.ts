@@ -1,9 +1,11 @@
 // A run killed with SIGKILL cannot remove its sandboxes' scratch roots. Each root names its owner
-// (pid and host); the next run on this host removes those whose owner is gone.
+// (pid and host); the next run on this host removes those whose owner is gone, with the disk and
+// cgroups they name (limits.ts).
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pidAlive } from "../../util/process.js";
+import { releaseRecorded } from "./limits.js";
 import { removeTree } from "./scratch.js";
 
 const OWNER_FILE = "owner.json";
@@ -31,6 +33,8 @@ export async function reapOrphanScratch(parent: string): Promise<number> {
       continue; // being created right now, or not ours to judge
     }
     if (owner.host !== os.hostname() || typeof owner.pid !== "number" || pidAlive(owner.pid)) continue;
+    // Its disk and cgroups first: the tree lies on that disk.
+    await releaseRecorded(dir).catch(() => undefined);
     await removeTree(dir).catch(() => undefined);
     removed++;
   }

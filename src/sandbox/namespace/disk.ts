@@ -1,0 +1,110 @@
+// The task's storage limit as a disk of the sandbox's own: a sparse image file next to the scratch
+// tree, formatted ext4 and loop-mounted over fs/ (host root only; tmpfs would charge RAM). The image
+// holds the agent's share (storage_mb) plus room for the verifier that only root may use: ext4's
+// reserved blocks, which the kernel grants to fsuid 0 (the verifier) and refuses to the agent's uid
+// (and to a root agent, host uid 1000 inside its own user namespace). So a trial that fills its disk
+// still leaves the verifier room to write its reward, with nothing to grow at verify time (online
+// resize2fs needs CAP_SYS_RESOURCE, which hosts such as this project's CI do not give root).
+import { execFile } from "node:child_process";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { findExecutable } from "./host.js";
+
+const run = promisify(execFile);
+
+export const IMAGE_FILE = "disk.img";
+
+export interface ScratchDisk {
+  image: string;
+  mountpoint: string;
+  /** The agent's share in MB (what it can fill before ENOSPC). */
+  agentMb: number;
+  verifierMb: number;
+}
+
+/** The verifier's reserve: up to 1 GiB, never more than the agent's share (ext4 caps it at 50%). */
+export function verifierRoomMb(storageMb: number): number {
+  return Math.max(1, Math.min(1024, storageMb));
+}
+
+/** Why a disk cannot be made here, or null. */
+export async function diskUnavailableReason(): Promise<string | null> {
+  if (process.getuid?.() !== 0) return "a loop-mounted disk needs host root";
+  const missing: string[] = [];
+  for (const tool of ["mkfs.ext4", "mount", "umount"])
+    if ((await findExecutable(tool)) === null) missing.push(tool);
+  return missing.length === 0 ? null : `${missing.join(", ")} not found (apt-get install e2fsprogs mount)`;
+}
+
+/** Formats and mounts the disk over `mountpoint` (an empty folder). */
+export async function makeScratchDisk(
+  dir: string,
+  mountpoint: string,
+  storageMb: number,
+): Promise<ScratchDisk> {
+  const image = path.join(dir, IMAGE_FILE);
+  const verifierMb = verifierRoomMb(storageMb);
+  // ext4 spends ~1.6% on inode tables and a few MB on the rest: sized so the agent gets storage_mb.
+  const totalMb = Math.ceil((storageMb + verifierMb) * 1.02) + 8;
+  const reservedPercent = ((verifierMb / totalMb) * 100).toFixed(3);
+  const env = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
+  const handle = await fs.open(image, "wx", 0o600);
+  try {
+    await handle.truncate(totalMb * 1024 * 1024);
+  } finally {
+    await handle.close();
+  }
+  // No journal (scratch data need not survive a crash) and no inode-table zeroing: nothing written
+  // but what the sandbox writes, so the sparse image costs only what is used. One process for both.
+  await run(
+    "/bin/sh",
+    [
+      "-c",
+      'mkfs.ext4 -q -F -O ^has_journal -E lazy_itable_init=1,nodiscard -m "$1" "$2" && mount -o loop,noinit_itable,nodev,nosuid "$2" "$3"',
+      "bf-disk",
+      reservedPercent,
+      image,
+      mountpoint,
+    ],
+    { env },
+  );
+  await fs.rmdir(path.join(mountpoint, "lost+found")).catch(() => undefined);
+  return { image, mountpoint, agentMb: storageMb, verifierMb };
+}
+
+/** Whether the agent's share is spent: free blocks at or below what only root may use. */
+export async function diskFull(disk: ScratchDisk): Promise<boolean> {
+  const st = await fs.statfs(disk.mountpoint).catch(() => null);
+  if (st === null) return false;
+  return st.bavail * st.bsize < 1024 * 1024;
+}
+
+/** Unmounts (lazily if something still holds it) and lets the loop device go; safe to call twice. */
+export async function removeScratchDisk(mountpoint: string): Promise<void> {
+  if (!(await isMountpoint(mountpoint))) return;
+  const env = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
+  // mount -o loop sets autoclear: the loop device detaches with the last unmount.
+  await run("umount", [mountpoint], { env }).catch(() => run("umount", ["-l", mountpoint], { env }));
+}
+
+/** The loop device backing `mountpoint`, or null (for tests and doctor output). */
+export async function loopDeviceOf(mountpoint: string): Promise<string | null> {
+  const info = await fs.readFile("/proc/self/mountinfo", "utf8").catch(() => "");
+  for (const line of info.split("\n")) {
+    const fields = line.split(" ");
+    if (fields[4] !== escapeMountPath(mountpoint)) continue;
+    const dash = fields.indexOf("-");
+    return fields[dash + 2] ?? null;
+  }
+  return null;
+}
+
+/** mountinfo writes space, tab, newline and backslash as octal escapes. */
+function escapeMountPath(p: string): string {
+  return p.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+}
+
+async function isMountpoint(p: string): Promise<boolean> {
+  return (await loopDeviceOf(p)) !== null;
+}
