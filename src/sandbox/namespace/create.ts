@@ -25,6 +25,8 @@ export interface CreateOptions {
   scratchDir?: string;
   readOnlyPaths?: string[];
   hidePaths?: string[];
+  /** Processes a sandbox may hold; DEFAULT_PIDS_LIMIT unless an operator (or a test) says less. */
+  pidsLimit?: number;
 }
 
 export async function createNamespaceSandbox(
@@ -67,7 +69,7 @@ export async function createNamespaceSandbox(
   view.hidden = hidden;
   let resources: SandboxResources | undefined;
   try {
-    resources = await SandboxResources.apply(task, scratch);
+    resources = await SandboxResources.apply(task, scratch, options.pidsLimit);
     const agent = setup.identity.agent;
     const agentAreas = [workspace, "/logs/agent", "/logs/artifacts", AGENT_HOME];
     const ownership: Ownership = { agent, agentAreas: [...agentAreas, "/tmp"] };

@@ -50,9 +50,10 @@ export class SandboxResources {
   static async apply(
     task: Task,
     scratch: { dir: string; fsRoot: string; metaDir: string },
+    pids = DEFAULT_PIDS_LIMIT,
   ): Promise<SandboxResources> {
     const { memoryMb, storageMb } = task.config.sandbox;
-    const cgroupLimits: CgroupLimits = { pids: DEFAULT_PIDS_LIMIT, memoryBytes: memoryMb * 1024 * 1024 };
+    const cgroupLimits: CgroupLimits = { pids, memoryBytes: memoryMb * 1024 * 1024 };
     const name = path.basename(scratch.dir);
     const warnings: string[] = [];
     const limits: SandboxLimits = {};
@@ -89,16 +90,16 @@ export class SandboxResources {
     if (cgroup.cgroup !== null) {
       record.cgroups = cgroup.cgroup.dirs;
       await save();
-      limits.pids = { requested: DEFAULT_PIDS_LIMIT, applied: "cgroup" };
+      limits.pids = { requested: pids, applied: "cgroup" };
       limits.memory_mb = { requested: memoryMb, applied: "cgroup" };
     } else {
       // RLIMIT_NPROC counts the processes of the exec's user (per user namespace), RLIMIT_DATA
       // caps each process's heap and private mappings: a bound per process, not for the whole tree.
-      prefix = `ulimit -u ${DEFAULT_PIDS_LIMIT} -d ${memoryMb * 1024} || exit 125\n`;
-      limits.pids = { requested: DEFAULT_PIDS_LIMIT, applied: "rlimit" };
+      prefix = `ulimit -u ${pids} -d ${memoryMb * 1024} || exit 125\n`;
+      limits.pids = { requested: pids, applied: "rlimit" };
       limits.memory_mb = { requested: memoryMb, applied: "rlimit" };
       warnings.push(
-        `no cgroup for the namespace sandbox (${cgroup.reason}): processes are capped by RLIMIT_NPROC (${DEFAULT_PIDS_LIMIT} per user) and memory by RLIMIT_DATA (${memoryMb} MB per process, not for all processes together)`,
+        `no cgroup for the namespace sandbox (${cgroup.reason}): processes are capped by RLIMIT_NPROC (${pids} per user) and memory by RLIMIT_DATA (${memoryMb} MB per process, not for all processes together)`,
       );
     }
     return new SandboxResources(
