@@ -71,7 +71,7 @@ async function makeV1(own: Map<string, string>, name: string, limits: CgroupLimi
     }
     return { version: 1, dirs: made };
   } catch (err) {
-    await removeCgroup({ version: 1, dirs: made });
+    await removeCgroup({ version: 1, dirs: made }).catch(() => undefined);
     throw err;
   }
 }
@@ -100,7 +100,7 @@ async function makeV2(own: string, name: string, limits: CgroupLimits): Promise<
     await write(dir, "memory.max", String(limits.memoryBytes));
     if (await exists(path.join(dir, "memory.swap.max"))) await write(dir, "memory.swap.max", "0");
   } catch (err) {
-    await removeCgroup({ version: 2, dirs: [dir] });
+    await removeCgroup({ version: 2, dirs: [dir] }).catch(() => undefined);
     throw err;
   }
   return { version: 2, dirs: [dir] };
@@ -168,6 +168,7 @@ export async function removeCgroupDir(dir: string): Promise<void> {
     // Killed processes take a moment to leave; bounded, never a hang.
     await new Promise((r) => setTimeout(r, 10));
   }
+  throw new Error(`cgroup ${dir} still holds processes`);
 }
 
 async function write(dir: string, file: string, value: string): Promise<void> {

@@ -129,8 +129,20 @@ describe("namespace sandbox limits", { skip: !hostRoot && "cgroups and loop disk
         );
         assert.equal(verifiers?.length, 2);
         for (const cg of agents ?? []) assert.equal(await exists(cg), false);
+        // A next step's agent and verifier (multi-step tasks): a fresh cgroup again, and what was
+        // exceeded stays exceeded.
+        assert.equal((await sandbox.exec("echo again")).stdout, "again\n");
+        const second = await runVerifier(sandbox, task, rolloutDir);
+        assert.deepEqual(second.rewards, { reward: 1 });
+        assert.equal(limitsOf(sandbox).pids?.exceeded, true);
+        const later = await recorded(sandbox);
+        assert.ok(
+          later.cgroups.every((c) => c.endsWith("-verifier-2")),
+          later.cgroups.join(" "),
+        );
+        for (const cg of record.cgroups) assert.equal(await exists(cg), false);
         await sandbox.stop();
-        await assertReleased(sandbox.id, record);
+        await assertReleased(sandbox.id, later);
       },
     );
 

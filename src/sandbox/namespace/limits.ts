@@ -5,7 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Task } from "../../task/types.js";
-import { DEFAULT_PIDS_LIMIT, type SandboxLimits } from "../types.js";
+import { DEFAULT_PIDS_LIMIT, type LimitRecord, type SandboxLimits } from "../types.js";
 import {
   type Cgroup,
   type CgroupLimits,
@@ -31,8 +31,7 @@ interface Recorded {
 }
 
 export class SandboxResources {
-  private verifierPhase = false;
-  private readonly spent: Cgroup[] = [];
+  private verifierRuns = 0;
 
   private constructor(
     readonly limits: SandboxLimits,
@@ -69,7 +68,8 @@ export class SandboxResources {
       makeCgroup(name, cgroupLimits),
     ]);
     if (madeDisk.status === "rejected") {
-      if (attempt.status === "fulfilled" && attempt.value.cgroup) await removeCgroup(attempt.value.cgroup);
+      if (attempt.status === "fulfilled" && attempt.value.cgroup)
+        await removeCgroup(attempt.value.cgroup).catch(() => undefined);
       throw new Error(
         `the sandbox's ${storageMb} MB disk could not be made: ${(madeDisk.reason as Error).message}`,
       );
@@ -124,28 +124,33 @@ export class SandboxResources {
    * (nothing the agent spent counts against it). The disk keeps the verifier's reserve (disk.ts).
    */
   async prepareVerifier(): Promise<void> {
-    if (this.verifierPhase) return;
-    this.verifierPhase = true;
+    // Called once per verifier run (a multi-step task has several); what was exceeded stays so.
+    const settle = (record: LimitRecord | undefined, went: boolean) => {
+      if (record) record.exceeded = (record.exceeded ?? false) || went;
+    };
     if (this.cgroup !== null) {
       const went = await cgroupExceeded(this.cgroup);
-      if (this.limits.pids) this.limits.pids.exceeded = went.pids;
-      if (this.limits.memory_mb) this.limits.memory_mb.exceeded = went.memory;
-      const fresh = await makeCgroup(`${this.name}-verifier`, this.cgroupLimits);
+      settle(this.limits.pids, went.pids);
+      settle(this.limits.memory_mb, went.memory);
+      this.verifierRuns++;
+      const suffix = this.verifierRuns > 1 ? `-verifier-${this.verifierRuns}` : "-verifier";
+      const fresh = await makeCgroup(`${this.name}${suffix}`, this.cgroupLimits);
       if (fresh.cgroup !== null) {
-        this.spent.push(this.cgroup);
+        const spent = this.cgroup;
         this.cgroup = fresh.cgroup;
-        await writeRecord(this.metaDir, {
-          cgroups: [...this.spent.flatMap((c) => c.dirs), ...fresh.cgroup.dirs],
-          mountpoint: this.disk?.mountpoint ?? null,
-        });
-        // The agent's is empty now (its execs are over); what is left of it goes at stop().
-        for (const old of this.spent) await removeCgroup(old).catch(() => undefined);
+        const mountpoint = this.disk?.mountpoint ?? null;
+        await writeRecord(this.metaDir, { cgroups: [...spent.dirs, ...fresh.cgroup.dirs], mountpoint });
+        // The agent's execs are over, so its cgroup is empty: removed now (stop() retries if not).
+        const removed = await removeCgroup(spent).then(
+          () => true,
+          () => false,
+        );
+        if (removed) await writeRecord(this.metaDir, { cgroups: fresh.cgroup.dirs, mountpoint });
       } else {
         this.warnings.push(`the verifier shares the agent's cgroup: ${fresh.reason}`);
       }
     }
-    if (this.disk !== null && this.limits.storage_mb)
-      this.limits.storage_mb.exceeded = await diskFull(this.disk);
+    if (this.disk !== null) settle(this.limits.storage_mb, await diskFull(this.disk));
   }
 
   /** Everything the sandbox held on the host, before its tree is removed. */
