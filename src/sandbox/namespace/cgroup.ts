@@ -106,6 +106,25 @@ async function makeV2(own: string, name: string, limits: CgroupLimits): Promise<
   return { version: 2, dirs: [dir] };
 }
 
+/**
+ * The cgroup folders a sandbox named `name` would have below our own cgroup (its verifier runs'
+ * too): for a reaper that has lost the sandbox's record of them.
+ */
+export async function cgroupDirsNamed(name: string): Promise<string[]> {
+  const own = await ownPaths();
+  const v2 = await exists(path.join(ROOT, "cgroup.controllers"));
+  const parents = v2
+    ? [path.join(ROOT, own.get("") ?? "/", "benchflow")]
+    : ["pids", "memory"].map((c) => path.join(ROOT, c, own.get(c) ?? "/", "benchflow"));
+  const found: string[] = [];
+  for (const parent of parents) {
+    for (const entry of await fs.readdir(parent).catch(() => [] as string[])) {
+      if (entry === name || entry.startsWith(`${name}-verifier`)) found.push(path.join(parent, entry));
+    }
+  }
+  return found;
+}
+
 async function mkdirCgroup(dir: string): Promise<void> {
   await fs.mkdir(path.dirname(dir), { recursive: true });
   await fs.mkdir(dir);

@@ -13,6 +13,34 @@ import { findExecutable } from "./host.js";
 
 const run = promisify(execFile);
 
+const BLOCK = 4096;
+/**
+ * No journal (scratch data need not survive a crash), no room to grow offline (resize_inode), no
+ * inode-table zeroing: nothing is written but what the sandbox writes, so the sparse image costs
+ * the host only what is used. One inode per 32 KiB (half mkfs's default, still ~330k for 10 GiB)
+ * halves the format time.
+ */
+const MKFS_OPTIONS = "-q -F -b 4096 -O ^has_journal,^resize_inode -i 32768 -E lazy_itable_init=1,nodiscard";
+
+/** Free blocks of a fresh filesystem, per image size in MB (the same options give the same figure). */
+const freeBlocks = new Map<number, number>();
+
+/** Root's reserve in blocks when this size was formatted before, else null (then it is measured). */
+function reservedBlocks(totalMb: number, storageMb: number, blocks: number): number | null {
+  const free = freeBlocks.get(totalMb);
+  if (free === undefined) return null;
+  return Math.max(0, Math.min(Math.floor(blocks / 2) - 1, free - agentShare(storageMb, blocks)));
+}
+
+/**
+ * The agent's share in blocks, plus what ext4 itself holds back from everyone for its metadata
+ * (2% of the blocks, at most 4096 clusters: the kernel's ext4_calculate_resv_clusters), so the
+ * agent can write storage_mb itself.
+ */
+function agentShare(storageMb: number, blocks: number): number {
+  return storageMb * ((1024 * 1024) / BLOCK) + Math.min(Math.floor(blocks / 50), 4096);
+}
+
 export const IMAGE_FILE = "disk.img";
 
 export interface ScratchDisk {
@@ -45,9 +73,8 @@ export async function makeScratchDisk(
 ): Promise<ScratchDisk> {
   const image = path.join(dir, IMAGE_FILE);
   const verifierMb = verifierRoomMb(storageMb);
-  // ext4's own metadata takes ~1% (one inode per 32 KiB: half mkfs's default, still ~330k inodes
-  // for 10 GiB, and half the format time); whatever is free beyond the agent's share is reserved.
-  const totalMb = Math.ceil((storageMb + verifierMb) * 1.02) + 8;
+  // ext4's own metadata takes ~1%; whatever is free beyond the agent's share is reserved for root.
+  const totalMb = Math.ceil((storageMb + verifierMb) * 1.02) + 2;
   const env = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
   const handle = await fs.open(image, "wx", 0o600);
   try {
@@ -55,19 +82,34 @@ export async function makeScratchDisk(
   } finally {
     await handle.close();
   }
-  // No journal (scratch data need not survive a crash), no room to grow offline (resize_inode),
-  // no inode-table zeroing: nothing is written but what the sandbox writes, so the sparse image
-  // costs the host only what is used. Then every free block past the agent's share (4 KiB blocks)
-  // is reserved for root. One process for all of it.
+  const blocks = Math.floor((totalMb * 1024 * 1024) / BLOCK);
+  const maxReserve = Math.floor(blocks / 2) - 1;
+  const reserve = reservedBlocks(totalMb, storageMb, blocks);
+  // mkfs reserves floor(blocks * percent / 100): a percent a hair above the exact figure gives it.
+  const percent = reserve === null ? "0" : (((reserve + 0.5) * 100) / blocks).toFixed(8);
   const script = [
     "set -e",
-    'mkfs.ext4 -q -F -b 4096 -O ^has_journal,^resize_inode -i 32768 -E lazy_itable_init=1,nodiscard -m 0 "$2"',
-    'free=$(dumpe2fs -h "$2" 2>/dev/null | sed -n "s/^Free blocks: *//p")',
-    'reserve=$((free - $1 * 256)); [ "$reserve" -gt 0 ] || reserve=0',
-    'tune2fs -r "$reserve" "$2" >/dev/null',
+    `mkfs.ext4 ${MKFS_OPTIONS} -m "$1" "$2"`,
+    // Learnt once per size: every free block past the agent's share becomes root's.
+    'if [ -n "$4" ]; then',
+    '  free=$(dumpe2fs -h "$2" 2>/dev/null | sed -n "s/^Free blocks: *//p")',
+    '  echo "free=$free"',
+    // ext4 refuses a reserve of half the blocks or more (tiny disks): capped at $5.
+    '  r=$((free > $4 ? free - $4 : 0)); [ "$r" -le "$5" ] || r=$5',
+    '  tune2fs -r "$r" "$2" >/dev/null',
+    "fi",
     'mount -o loop,noinit_itable,nodev,nosuid "$2" "$3"',
   ].join("\n");
-  await run("/bin/sh", ["-c", script, "bf-disk", String(storageMb), image, mountpoint], { env });
+  const agentBlocks = reserve === null ? String(agentShare(storageMb, blocks)) : "";
+  const out = await run(
+    "/bin/sh",
+    ["-c", script, "bf-disk", percent, image, mountpoint, agentBlocks, String(maxReserve)],
+    {
+      env,
+    },
+  );
+  const free = Number(/^free=(\d+)$/m.exec(out.stdout)?.[1]);
+  if (reserve === null && Number.isInteger(free)) freeBlocks.set(totalMb, free);
   await fs.rmdir(path.join(mountpoint, "lost+found")).catch(() => undefined);
   return { image, mountpoint, agentMb: storageMb, verifierMb };
 }

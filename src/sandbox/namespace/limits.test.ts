@@ -88,7 +88,7 @@ describe("namespace sandbox limits", { skip: !hostRoot && "cgroups and loop disk
         );
         assert.match(fill.stdout, /No space left on device/);
         const filled = Number(fill.stdout.trim().split("\n").at(-1)) / 1024 / 1024;
-        assert.ok(filled > 64 * 0.85 && filled <= 64, `the agent wrote ${filled} MB`);
+        assert.ok(filled > 64 * 0.9 && filled <= 64, `the agent wrote ${filled} MB`);
         // The host pays at most the image: its blocks on the host disk stay near what was written.
         const image = await fs.stat(path.join(sandbox.id, "disk.img"));
         assert.ok((image.blocks * 512) / 1024 / 1024 < 64 + 70, "the image grew past the sandbox's disk");
@@ -185,21 +185,28 @@ describe("namespace sandbox limits", { skip: !hostRoot && "cgroups and loop disk
       });
       child.on("exit", (code) => reject(new Error(`fixture exited ${code} before reporting`)));
     });
-    const dir = JSON.parse(line).id as string;
+    const [dir, stripped] = JSON.parse(line).ids as [string, string];
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
-    const record: Recorded = JSON.parse(await fs.readFile(path.join(dir, "meta", "resources.json"), "utf8"));
-    assert.notEqual(
-      await loopDeviceOf(path.join(dir, "fs")),
-      null,
-      "the dead run's disk should still be mounted",
-    );
-    for (const cg of record.cgroups) assert.equal(await exists(cg), true);
+    const records: Recorded[] = [];
+    for (const d of [dir, stripped]) {
+      const record: Recorded = JSON.parse(await fs.readFile(path.join(d, "meta", "resources.json"), "utf8"));
+      assert.notEqual(
+        await loopDeviceOf(path.join(d, "fs")),
+        null,
+        "the dead run's disk should still be mounted",
+      );
+      for (const cg of record.cgroups) assert.equal(await exists(cg), true);
+      records.push(record);
+    }
+    // The second lost its files but not its mount (a reaper that knew no disks): found all the same.
+    await fs.rm(path.join(stripped, "meta"), { recursive: true });
     // The next sandbox in that scratch folder reaps first.
     const next = await createNamespaceBackend({ scratchDir: scratch.dir }).create(
       makeSpec(makeTask({ dir: task.dir })),
     );
     await next.stop();
-    await assertReleased(dir, record);
+    await assertReleased(dir, records[0] as Recorded);
+    await assertReleased(stripped, records[1] as Recorded);
   });
 });

@@ -9,6 +9,7 @@ import { DEFAULT_PIDS_LIMIT, type LimitRecord, type SandboxLimits } from "../typ
 import {
   type Cgroup,
   type CgroupLimits,
+  cgroupDirsNamed,
   cgroupExceeded,
   joinCgroupArgv,
   makeCgroup,
@@ -171,13 +172,14 @@ async function writeRecord(metaDir: string, record: Recorded): Promise<void> {
  * <dir>/fs.
  */
 export async function releaseRecorded(dir: string): Promise<void> {
+  const fsRoot = path.join(dir, "fs");
   let record: Partial<Recorded>;
   try {
     record = JSON.parse(await fs.readFile(path.join(dir, "meta", RESOURCES_FILE), "utf8"));
   } catch {
-    return; // no limits were applied
+    // No record: none was applied, or an older reaper removed the files but not the mount.
+    record = { mountpoint: fsRoot, cgroups: await cgroupDirsNamed(path.basename(dir)) };
   }
-  const fsRoot = path.join(dir, "fs");
   if (record.mountpoint === fsRoot) await removeScratchDisk(fsRoot);
   for (const cg of record.cgroups ?? []) {
     if (
