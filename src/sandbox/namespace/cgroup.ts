@@ -76,21 +76,42 @@ async function makeV1(own: Map<string, string>, name: string, limits: CgroupLimi
   }
 }
 
+/**
+ * cgroup v2 forbids enabling controllers below a cgroup that holds processes (ours does), except
+ * at the hierarchy's root: so below our own cgroup only where pids and memory are delegated to it
+ * already, else (as root) below the root, where systemd keeps both enabled.
+ */
+function v2Bases(own: string): string[] {
+  return [...new Set([path.join(ROOT, own), ROOT])];
+}
+
 async function makeV2(own: string, name: string, limits: CgroupLimits): Promise<Cgroup> {
-  const base = path.join(ROOT, own);
-  const parent = path.join(base, "benchflow");
   const enabled = async (dir: string) =>
     (await fs.readFile(path.join(dir, "cgroup.subtree_control"), "utf8").catch(() => "")).split(/\s+/);
   const delegated = (list: string[]) => list.includes("pids") && list.includes("memory");
-  if (!delegated(await enabled(base))) {
-    // Enabling controllers below a cgroup that holds processes (ours) is refused (EBUSY): the
-    // controllers must be delegated to us already (systemd Delegate=yes, a container's own cgroup).
-    await write(base, "cgroup.subtree_control", "+pids +memory").catch((err: Error) => {
-      throw new Error(
-        `cgroup v2: pids and memory are not delegated to ${base} (${err.message}); run under a cgroup with Delegate=yes`,
-      );
-    });
+  let base: string | null = null;
+  const refusals: string[] = [];
+  for (const candidate of v2Bases(own)) {
+    if (delegated(await enabled(candidate))) {
+      base = candidate;
+      break;
+    }
+    const refused = await write(candidate, "cgroup.subtree_control", "+pids +memory").then(
+      () => null,
+      (err: Error) => err.message,
+    );
+    if (refused === null) {
+      base = candidate;
+      break;
+    }
+    refusals.push(`${candidate}: ${refused}`);
   }
+  if (base === null) {
+    throw new Error(
+      `cgroup v2: pids and memory cannot be enabled below ${refusals.join("; ")}; run under a cgroup with Delegate=yes`,
+    );
+  }
+  const parent = path.join(base, "benchflow");
   await fs.mkdir(parent, { recursive: true }).catch(() => undefined);
   if (!delegated(await enabled(parent))) await write(parent, "cgroup.subtree_control", "+pids +memory");
   const dir = path.join(parent, name);
@@ -114,7 +135,7 @@ export async function cgroupDirsNamed(name: string): Promise<string[]> {
   const own = await ownPaths();
   const v2 = await exists(path.join(ROOT, "cgroup.controllers"));
   const parents = v2
-    ? [path.join(ROOT, own.get("") ?? "/", "benchflow")]
+    ? v2Bases(own.get("") ?? "/").map((b) => path.join(b, "benchflow"))
     : ["pids", "memory"].map((c) => path.join(ROOT, c, own.get(c) ?? "/", "benchflow"));
   const found: string[] = [];
   for (const parent of parents) {
