@@ -16,14 +16,18 @@ FILES=(
   src/sandbox/container/lifecycle/relay.test.ts
   src/sandbox/container/lifecycle/sandbox.test.ts
   src/sandbox/container/lifecycle/users.test.ts
+  src/verifier/harden-container.test.ts
   test/agents-container.test.ts
   test/agents-libc.test.ts
   test/agents-mcp.test.ts
   test/compose.test.ts
   test/container-run.test.ts
+  test/copy-out-container.test.ts
+  test/host-block.test.ts
   test/network-isolation.test.ts
   test/phase-network.test.ts
   test/runtime-fixtures-container.test.ts
+  test/separate-verifier-container.test.ts
   test/steps-and-rewards.test.ts
   test/task-error.test.ts
 )

@@ -22,14 +22,16 @@ describe("task artifacts", () => {
       "instruction.md": "Write a report.\n",
       "environment/Dockerfile": "FROM debian:bookworm-slim\nWORKDIR /app\n",
       "solution/solve.sh":
-        "#!/bin/bash\necho findings > /app/report.txt\nmkdir -p /app/out/sub\necho a > /app/out/sub/a.txt\necho junk > /app/out/sub/b.tmp\n",
+        "#!/bin/bash\necho findings > /app/report.txt\nmkdir -p /app/out/sub\necho a > /app/out/sub/a.txt\necho junk > /app/out/sub/b.tmp\n" +
+        // A manifest of the agent's own making must not stand for ours.
+        "echo '[\"forged\"]' > /logs/artifacts/manifest.json\n",
       "tests/test.sh": "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n",
     };
     await writeFiles(task, files);
   });
   after(() => fs.rm(root, { recursive: true, force: true }));
 
-  it("copies each artifact into artifacts/ and lists them in manifest.json", async () => {
+  it("copies each artifact into artifacts/ and lists them in manifest.json, not the agent's forged one", async () => {
     const jobs = path.join(root, "jobs");
     const run = await benchOracle(task, jobs);
     assert.equal(run.code, 0, run.stderr);

@@ -28,3 +28,12 @@ export function parsePrice(value: string): { inputPerMTok: number; outputPerMTok
   }
   return { inputPerMTok: parts[0] as number, outputPerMTok: parts[1] as number };
 }
+
+/** --verifier-hardening on|off (off: for a task author debugging a verifier, and exploit tests). */
+export function parseOnOff(flag: string): (value: string) => "on" | "off" {
+  return (value) => {
+    if (value !== "on" && value !== "off")
+      throw new InvalidArgumentError(`${flag} takes on or off, got ${JSON.stringify(value)}`);
+    return value;
+  };
+}

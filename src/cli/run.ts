@@ -5,13 +5,15 @@ import { Evaluation } from "../job/evaluation.js";
 import { planToJson } from "../job/plan.js";
 import { removeContainersOfRun } from "../sandbox/container/index.js";
 import type { SandboxChoice } from "../sandbox/select.js";
+import { VERIFIER_ENVIRONMENT_MODES, type VerifierEnvironmentMode } from "../task/verifier-mode.js";
 import { ExitCode } from "./errors.js";
 import { rolloutLine, stoppedLines, summaryLine } from "./format.js";
-import { parseInteger, parseKeyValue, parseNumber, parsePrice } from "./options.js";
+import { parseInteger, parseKeyValue, parseNumber, parseOnOff, parsePrice } from "./options.js";
 import { createProgress } from "./progress.js";
 
 interface RunOptions {
   agent: string;
+  verifierHardening?: "on" | "off";
   model?: string;
   trials: number;
   concurrency: number;
@@ -38,6 +40,7 @@ interface RunOptions {
   agentTimeoutMultiplier?: number;
   verifierTimeoutMultiplier?: number;
   environmentBuildTimeoutMultiplier?: number;
+  verifierEnvironmentMode?: VerifierEnvironmentMode;
   endpointFirstByteTimeout?: number;
   endpointIdleTimeout?: number;
   endpointRetries?: number;
@@ -51,6 +54,12 @@ function skillMode(value: string): SkillMode {
   if (!(SKILL_MODES as readonly string[]).includes(value))
     throw new InvalidArgumentError(`expected with-skill or no-skill, got ${JSON.stringify(value)}`);
   return value as SkillMode;
+}
+
+function verifierMode(value: string): VerifierEnvironmentMode {
+  if (!(VERIFIER_ENVIRONMENT_MODES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected shared or separate, got ${JSON.stringify(value)}`);
+  return value as VerifierEnvironmentMode;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -115,6 +124,16 @@ export function registerRunCommand(program: Command): void {
     .option("--agent-timeout-multiplier <x>", "scale the agent's time limit", parseNumber)
     .option("--verifier-timeout-multiplier <x>", "scale the verifier's time limit", parseNumber)
     .option("--environment-build-timeout-multiplier <x>", "scale the image build's limit", parseNumber)
+    .option(
+      "--verifier-hardening <on|off>",
+      "undo what the agent planted for the verifier before it runs (default on; off only to debug a verifier)",
+      parseOnOff("--verifier-hardening"),
+    )
+    .option(
+      "--verifier-environment-mode <mode>",
+      "shared or separate (a fresh sandbox that gets only the workspace and artifacts), over each task's [verifier] environment_mode",
+      verifierMode,
+    )
     .option("--dry-run", "print the plan as JSON and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
@@ -147,6 +166,8 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
       build: opts.environmentBuildTimeoutMultiplier ?? null,
     },
     ...(opts.skillMode ? { skillMode: opts.skillMode } : {}),
+    ...(opts.verifierHardening ? { verifierHardening: opts.verifierHardening } : {}),
+    ...(opts.verifierEnvironmentMode ? { verifierEnvironmentMode: opts.verifierEnvironmentMode } : {}),
     policy: {
       baseUrl: opts.baseUrl ?? null,
       apiKey: opts.apiKey ?? null,

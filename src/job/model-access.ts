@@ -4,6 +4,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type Gateway, startGateway } from "../gateway/index.js";
 import { TRAJECTORY } from "../jobs-dir/layout.js";
+import { policyEndpointOf } from "../sandbox/host-block.js";
 import type { TrialResult } from "../schemas/result.js";
 import type { TrialHooks } from "../trial/types.js";
 import type { ResolvedPolicy } from "./policy.js";
@@ -15,6 +16,8 @@ export interface JobModelAccess {
 
 export async function openModelAccess(policy: ResolvedPolicy, model: string): Promise<JobModelAccess> {
   const gateway = await startGateway(policy.gateway);
+  // The agent must call the model through the gateway, which records it: the sandbox closes the endpoint.
+  const policyEndpoint = policyEndpointOf(policy.gateway.upstream.baseUrl);
   return {
     async prepareTrial(rolloutName, rolloutDir) {
       const trajectoryFile = path.join(rolloutDir, TRAJECTORY);
@@ -23,6 +26,7 @@ export async function openModelAccess(policy: ResolvedPolicy, model: string): Pr
       return {
         modelAccess: { baseUrl: `${gateway.url}/v1`, apiKey, model },
         hostService: { port: Number(new URL(gateway.url).port) },
+        policyEndpoint,
         modelWitness: () => gateway.witness(rolloutName),
         modelEnded: ended,
         stepStarted: (step) => gateway.setStep(rolloutName, step),

@@ -17,6 +17,7 @@ import { discoverTasks } from "../task/discover.js";
 import { composeFileOf } from "../task/intent.js";
 import { loadTasks } from "../task/load.js";
 import { anyPhaseHasNetwork } from "../task/network.js";
+import type { VerifierEnvironmentMode } from "../task/verifier-mode.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
@@ -24,6 +25,7 @@ import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
 import { resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
+import { applyVerifierMode, rootAgentWarning } from "./verifier-mode.js";
 
 export interface EvaluationSettings {
   /** A task folder, or a folder of tasks. */
@@ -61,6 +63,10 @@ export interface EvaluationSettings {
   skillsDir?: string | null;
   /** Harbor's timeout multipliers: the task's limits scaled for this run. */
   timeoutMultipliers?: TimeoutMultipliers;
+  /** Verifier hardening (verifier/harden.ts): "on" (default) or "off", recorded as verifier_hardening. */
+  verifierHardening?: "on" | "off";
+  /** `--verifier-environment-mode`: where every task's verifier runs, over its [verifier] environment_mode. */
+  verifierEnvironmentMode?: VerifierEnvironmentMode | null;
 }
 
 export interface PlannedJob {
@@ -91,6 +97,11 @@ export interface PlannedEvaluation {
 }
 
 const GATEWAY_ONLY = ["BENCHFLOW_PROVIDER_BASE_URL", "BENCHFLOW_PROVIDER_API_KEY"];
+
+function verifierHardening(value: unknown): "on" | "off" {
+  if (value === undefined || value === "on" || value === "off") return value ?? "on";
+  throw new UserInputError(`verifierHardening must be "on" or "off"; got ${JSON.stringify(value)}`);
+}
 
 function positiveInt(value: number | undefined, fallback: number, flag: string, min = 1): number {
   const v = value ?? fallback;
@@ -130,11 +141,15 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const dirs = await discoverTasks(tasksPath, { include: s.include, exclude: s.exclude });
   // Every broken task is refused together, before anything runs or is written.
   const multipliers = resolveMultipliers(s.timeoutMultipliers);
-  const loaded = (await loadTasks(dirs)).map((t) => (multipliers ? scaleTimeouts(t, multipliers) : t));
+  const loaded = (await loadTasks(dirs))
+    .map((t) => (multipliers ? scaleTimeouts(t, multipliers) : t))
+    .map((t) => applyVerifierMode(t, s.verifierEnvironmentMode));
   const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   warnings.push(...tasks.flatMap(({ task }) => unofferedTaskTools(agent, task)));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
+  const rootWarning = rootAgentWarning(loaded, backend.kind);
+  if (rootWarning) warnings.push(rootWarning);
   if (backend.kind === "namespace") {
     await refuseComposeTasks(tasks, reason);
     warnings.push(...runStepWarnings(tasks));
@@ -173,6 +188,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     policy: policy?.record ?? null,
     ...(multipliers ? { timeout_multipliers: multipliers } : {}),
     ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
+    verifier_hardening: verifierHardening(s.verifierHardening),
     ...s.recordSettings,
   };
   return {

@@ -8,6 +8,18 @@ export type SandboxKind = "namespace" | "container";
 /** Processes a sandbox may hold at once when the task names no limit of its own. */
 export const DEFAULT_PIDS_LIMIT = 4096;
 
+/**
+ * The most bytes one download writes on the host unless the caller says otherwise (agent logs,
+ * artifacts, the verifier's folder): past it files are cut and the cut is recorded (see
+ * src/util/copy-out.ts).
+ */
+export const DEFAULT_DOWNLOAD_MAX_BYTES = 512 * 1024 * 1024;
+
+export interface DownloadOptions {
+  /** Bytes really written on the host (zeros of a sparse file are holes and count nothing). */
+  maxBytes?: number;
+}
+
 /** One resource limit: what the task asked, and how (or whether) the backend applied it. */
 export interface LimitRecord {
   /** The task's value (MB for memory and storage, a count for pids), or null when it names none. */
@@ -20,6 +32,22 @@ export interface LimitRecord {
 
 /** What a sandbox enforces; recorded in config.json as `limits`. */
 export type SandboxLimits = Partial<Record<"memory_mb" | "storage_mb" | "pids" | "cpus", LimitRecord>>;
+
+/** The server the gateway calls for the policy (from its base URL). */
+export interface PolicyEndpoint {
+  host: string;
+  port: number;
+}
+
+/** What the sandbox closed around the gateway (host-block.ts); recorded in config.json as `host_block`. */
+export interface HostBlockRecord {
+  /** How many of the host's own addresses the agent cannot reach (any port but DNS). */
+  addresses: number;
+  /** The policy endpoint ("host:port") closed too, or null when the job names none. */
+  endpoint: string | null;
+  /** "nft", "iptables", "no_network" (nothing to close), or "not_applied: <why>". */
+  applied: string;
+}
 
 export interface ExecOptions {
   /** Wall-clock limit; on expiry the whole process tree is killed. Omitted or null: no limit. */
@@ -67,6 +95,8 @@ export interface SandboxSpec {
   hostService?: { port: number; host?: string };
   /** Host paths bound read-only into the sandbox, so nothing is copied per trial. */
   readOnlyMounts?: ReadOnlyMount[];
+  /** The policy endpoint, closed to the agent like the host's own addresses (it must use the gateway). */
+  policyEndpoint?: PolicyEndpoint;
 }
 
 export interface Sandbox {
@@ -83,6 +113,8 @@ export interface Sandbox {
   readonly networkEnforcement?: string;
   /** The host service's address as seen from inside (BENCHFLOW_GATEWAY_URL), when one was asked for. */
   readonly gatewayUrl?: string | null;
+  /** What is closed around the gateway: the host's addresses and the policy endpoint (host-block.ts). */
+  readonly hostBlock?: HostBlockRecord;
   /** The image the sandbox runs (container backends). */
   readonly image?: string;
   /** The limits applied (and, after the agent, which it went past); read again when the trial ends. */
@@ -91,8 +123,13 @@ export interface Sandbox {
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Copy a host file or folder to a path inside the sandbox (folder contents land under sandboxPath). */
   upload(hostPath: string, sandboxPath: string): Promise<void>;
-  /** Copy a sandbox file or folder out to a host path. Missing source: no error, nothing copied. */
-  download(sandboxPath: string, hostPath: string): Promise<void>;
+  /**
+   * Copy a sandbox file or folder out to a host path. Missing source: no error, nothing copied.
+   * Bounded: at most `maxBytes` written (default DEFAULT_DOWNLOAD_MAX_BYTES), holes kept, links
+   * only inside the copied tree, no special files; what was left out is recorded in
+   * `.benchflow-truncated.json` inside the copied folder (after a copied file's name).
+   */
+  download(sandboxPath: string, hostPath: string, options?: DownloadOptions): Promise<void>;
   /**
    * The network of the execs that follow, where a phase overrides the task's baseline ([agent] or
    * [verifier] network_mode). Absent where the backend cannot switch it during a trial.

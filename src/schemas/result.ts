@@ -34,7 +34,15 @@ export const WrittenStepResult = z.strictObject({
   stopped_after: z.string().nullable(),
   started_at: z.string(),
   finished_at: z.string(),
-  timing: z.strictObject({ setup: z.number(), agent_execution: z.number(), verifier: z.number() }).partial(),
+  timing: z
+    .strictObject({
+      setup: z.number(),
+      agent_execution: z.number(),
+      /** A separate verifier: the step's output into a fresh sandbox (part of `verifier` here). */
+      verifier_environment_setup: z.number(),
+      verifier: z.number(),
+    })
+    .partial(),
 });
 export type WrittenStepResult = z.infer<typeof WrittenStepResult>;
 
@@ -110,6 +118,8 @@ export const WrittenTiming = z
     agent_setup: z.number(),
     agent_start: z.number(),
     agent_execution: z.number(),
+    /** A separate verifier (trial/separate-verifier.ts): the agent's output out, a fresh sandbox, the output in. */
+    verifier_environment_setup: z.number(),
     verifier: z.number(),
     total: z.number(),
   })

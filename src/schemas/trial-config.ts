@@ -30,7 +30,9 @@ export const PolicyRecord = z.strictObject({
 
 const LimitRecord = z.strictObject({
   requested: z.number().nullable(),
-  applied: z.string().describe('"cgroup", "rlimit", "filesystem", "engine", "watched" or "not_applied: <why>"'),
+  applied: z
+    .string()
+    .describe('"cgroup", "rlimit", "filesystem", "engine", "watched" or "not_applied: <why>"'),
   exceeded: z.boolean().optional(),
 });
 
@@ -73,7 +75,20 @@ export const WrittenTrialConfig = z
       })
       .nullable()
       .optional(),
+    // What is closed around the gateway (sandbox/host-block.ts): the host's own addresses and the endpoint.
+    host_block: z
+      .strictObject({
+        addresses: z.number().int(),
+        endpoint: z.string().nullable(),
+        applied: z.string().describe('"nft", "iptables", "no_network", or "not_applied: <why>"'),
+      })
+      .nullable()
+      .optional(),
     verifier_environment_mode: z.enum(["shared", "separate"]).optional(),
+    verifier_hardening: z
+      .enum(["on", "off"])
+      .optional()
+      .describe("--verifier-hardening: on (default) or off; what it did is in verifier/hardening.json"),
     // A CLI agent's install (agents/cli/agent.ts, image-install.ts).
     agent_version: z.string().optional(),
     agent_packages: z.array(z.string()).optional(),

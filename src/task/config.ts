@@ -8,6 +8,8 @@ import { readMcpServers, readSkillsDir } from "./mcp-servers.js";
 import { readSetupCommands } from "./setup-commands.js";
 import { readSteps } from "./steps-config.js";
 import type { TaskConfig, TaskLayout } from "./types.js";
+import { readVerifierHardening } from "./verifier-hardening.js";
+import { readVerifierMode } from "./verifier-mode.js";
 
 export interface ConfigResult {
   config: TaskConfig;
@@ -62,6 +64,8 @@ export function normaliseConfig(
       user: r.user(verifier.user, "verifier.user"),
       rewardRange: r.rewardRange(verifier.reward_range, "verifier.reward_range"),
       networkMode: r.phaseNetwork(verifier, "verifier"),
+      ...optional("hardening", readVerifierHardening(r, verifier.hardening)),
+      ...readVerifierMode(r, verifier, raw),
     },
     sandbox: {
       networkMode: r.sandboxNetwork(sandbox.table, s, layout),
@@ -103,4 +107,8 @@ export function normaliseConfig(
     }
   }
   return { config, problems: r.problems, warnings: r.warnings };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

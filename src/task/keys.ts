@@ -14,7 +14,8 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
   task: keys("name description authors keywords version"),
   "task.authors[]": keys("name email"),
   agent: keys("timeout_sec user network_mode allowed_hosts prompt_prefix"),
-  // environment_mode, environment and collect are Harbor's separate-verifier spellings.
+  // environment_mode and environment are Harbor's separate-verifier keys (sandbox_mode and sandbox
+  // upstream's): read, or refused, by task/verifier-mode.ts. collect is Harbor's too.
   verifier: keys(`type timeout_sec env reward_range user network_mode allowed_hosts sandbox_mode sandbox
     service judge memory hardening pytest_plugins environment_mode environment collect`),
   "verifier.judge": keys("model rubric_path input_dir input_type context"),
@@ -58,15 +59,10 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   scenes: isEmpty,
   user: isEmpty,
   profile: isEmpty,
-  "verifier.sandbox_mode": (v) => isEmpty(v) || v === "shared",
-  "verifier.environment_mode": (v) => isEmpty(v) || v === "shared",
-  "verifier.sandbox": isEmpty,
-  "verifier.environment": isEmpty,
   "verifier.collect": isEmpty,
   "verifier.service": (v) => isEmpty(v) || v === "main",
   "verifier.judge": isEmpty,
   "verifier.memory": isEmpty,
-  "verifier.hardening": (v) => isEmpty(v) || (isTable(v) && v.cleanup_conftests === true),
   "verifier.pytest_plugins": isEmpty,
   "sandbox.os": (v) => isEmpty(v) || v === "linux",
   "sandbox.gpus": (v) => isEmpty(v) || v === 0,
@@ -84,8 +80,6 @@ const NOT_ACTED_ON: Record<string, (value: unknown) => boolean> = {
   "steps[].agent.allowed_hosts": isEmpty,
   "steps[].agent.prompt_prefix": isEmpty,
   "steps[].verifier.user": isEmpty,
-  "steps[].verifier.environment_mode": (v) => isEmpty(v) || v === "shared",
-  "steps[].verifier.environment": isEmpty,
   "steps[].verifier.reward_range": isEmpty,
 };
 

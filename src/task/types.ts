@@ -4,6 +4,7 @@
 import type { ArtifactSpec } from "./artifacts.js";
 import type { TaskHealthcheck } from "./healthcheck.js";
 import type { SetupCommand } from "./setup-commands.js";
+import type { VerifierEnvironmentMode } from "./verifier-mode.js";
 
 export type TaskLayout = "native" | "split";
 export type NetworkMode = "no-network" | "public" | "allowlist";
@@ -63,6 +64,10 @@ export interface TaskConfig {
     rewardRange: [number, number];
     /** Harbor's [verifier].network_mode: the network around the verifier; null (or absent) keeps the baseline. */
     networkMode?: NetworkMode | null;
+    /** [verifier.hardening]: upstream's one flag; absent, every step of hardening runs. */
+    hardening?: { cleanupConftests: boolean };
+    /** Harbor's [verifier].environment_mode: "separate" runs the test in a fresh sandbox; null or absent: shared. */
+    environmentMode?: VerifierEnvironmentMode | null;
   };
   sandbox: {
     networkMode: NetworkMode;

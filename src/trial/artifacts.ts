@@ -1,5 +1,5 @@
 // Collects the task's artifacts after the agent: each source is copied out of the sandbox into the
-// rollout's artifacts/ folder, and artifacts/manifest.json says what was found. Best effort, as in
+// rollout's artifacts/ folder, and artifacts/manifest.json (writeArtifactManifest) says what was found. Best effort, as in
 // Harbor: a missing artifact is recorded, never a failure of the rollout.
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -43,8 +43,16 @@ export async function collectArtifacts(
       });
     }
   }
-  await writeJsonAtomic(path.join(root, "manifest.json"), records);
   return records;
+}
+
+/**
+ * artifacts/manifest.json, written after everything else lands in artifacts/: the agent's own
+ * /logs/artifacts is copied there too, and a manifest.json of its making must not stand for ours.
+ */
+export async function writeArtifactManifest(rolloutDir: string, records: ArtifactRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await writeJsonAtomic(path.join(rolloutDir, "artifacts", "manifest.json"), records);
 }
 
 async function prune(dir: string, exclude: string[]): Promise<void> {

@@ -98,6 +98,7 @@ function configOf(plan: TrialPlan, startedAt: Date): WrittenTrialConfig {
     timeout_sec: plan.task.config.agent.timeoutSec,
     verifier_timeout_sec: plan.task.config.verifier.timeoutSec,
     network_mode: plan.task.config.sandbox.networkMode,
+    verifier_environment_mode: plan.task.config.verifier.environmentMode ?? "shared",
     agent_env: Object.keys(plan.agentEnv).sort(),
     started_at: startedAt.toISOString(),
   } satisfies Partial<WrittenTrialConfig>;

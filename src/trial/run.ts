@@ -9,12 +9,16 @@ import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
 import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/result.js";
 import { promptOf } from "../task/types.js";
-import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
-import { collectArtifacts } from "./artifacts.js";
+import { verifierModeOf } from "../task/verifier-mode.js";
+import { runVerifier, taskVerifierRun, type VerifierOutcome } from "../verifier/run.js";
+import type { VerifierSnapshot } from "../verifier/snapshot.js";
+import { type ArtifactRecord, collectArtifacts, writeArtifactManifest } from "./artifacts.js";
+import { hardeningSwitch, takeVerifierSnapshot, verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
 import { finishTrial, writeConfig } from "./record.js";
+import { runSeparateVerifier } from "./separate-verifier.js";
 import { runSteps, stepView } from "./steps.js";
 import type { TrialPlan } from "./types.js";
 
@@ -30,8 +34,12 @@ export interface RolloutState {
   sandboxDetails?: Record<string, unknown>;
   /** A multi-step task: each step that ran, in order (result.json step_results). */
   stepResults?: WrittenStepResult[];
+  /** What collectArtifacts found (artifacts/manifest.json, written after the logs' copy). */
+  artifacts?: ArtifactRecord[];
   /** The instructions the agent was given (prompts.json); absent: the task's one instruction. */
   prompts?: string[];
+  /** Taken before the agent's setup, for verifier hardening (null: hardening off). */
+  verifierSnapshot?: VerifierSnapshot | null;
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
@@ -54,6 +62,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     await phase(state, "environment_setup", async () => {
       await startSandbox(plan, state);
       await readyEnvironment(state.sandbox as Sandbox, plan.task, plan.signal);
+      state.verifierSnapshot = await takeVerifierSnapshot(plan, state.sandbox as Sandbox);
     });
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
@@ -64,11 +73,27 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
       await enterPhaseNetwork(plan, state, "agent");
       await phase(state, "agent_execution", () => runAgent(plan, ctx, state));
     }
-    await collectArtifacts(state.sandbox as Sandbox, plan.task.config.artifacts, rolloutDir);
-    if (!plan.task.steps?.length && shouldVerify(plan, state)) {
+    if (plan.task.config.artifacts.length > 0) {
+      // Copied once the agent's processes are gone, so nothing changes them halfway through the copy.
+      await (state.sandbox as Sandbox).killAgentProcesses();
+      state.artifacts = await collectArtifacts(
+        state.sandbox as Sandbox,
+        plan.task.config.artifacts,
+        rolloutDir,
+      );
+    }
+    // Hardening in both modes; a sandbox the agent never ran in has no processes of its to kill.
+    const verify = (sandbox: Sandbox, apart: boolean) =>
+      runVerifier(sandbox, plan.task, rolloutDir, {
+        ...taskVerifierRun(plan.task, rolloutDir),
+        hardening: verifierHardening(plan, state.verifierSnapshot, apart),
+      });
+    if (!plan.task.steps?.length && shouldVerify(plan, state) && verifierModeOf(plan.task) === "separate") {
+      await runSeparateVerifier(plan, state, rolloutDir, (box) => verify(box, true));
+    } else if (!plan.task.steps?.length && shouldVerify(plan, state)) {
       await enterPhaseNetwork(plan, state, "verifier");
       await phase(state, "verifier", async () => {
-        state.verifier = await runVerifier(state.sandbox as Sandbox, plan.task, rolloutDir);
+        state.verifier = await verify(state.sandbox as Sandbox, false);
       });
     }
   } catch (err) {
@@ -81,13 +106,16 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     }
   } finally {
     await collectLogs(state.sandbox, rolloutDir);
+    await writeArtifactManifest(rolloutDir, state.artifacts ?? []).catch(() => undefined);
     // Limits are settled after the agent (what it went past), so config.json reads them again.
-    if (state.sandboxDetails && state.sandbox?.limits) state.sandboxDetails.limits = { ...state.sandbox.limits };
+    if (state.sandboxDetails && state.sandbox?.limits)
+      state.sandboxDetails.limits = { ...state.sandbox.limits };
     // Removing the sandbox is not on the rollout's path: the job waits for it before it ends.
     const stopping = state.sandbox?.stop().catch(() => undefined);
     if (stopping && plan.deferCleanup) plan.deferCleanup(stopping);
     else await stopping;
     await state.prepared?.release?.().catch(() => undefined);
+    await state.verifierSnapshot?.dispose().catch(() => undefined);
   }
   state.timing.total = seconds(Date.now() - startedAt.getTime());
   return finishTrial(plan, state, rolloutDir, startedAt);
@@ -131,6 +159,7 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
       network: plan.task.config.sandbox.networkMode !== "no-network",
       jobDir: plan.jobDir,
       ...(plan.hooks?.hostService ? { hostService: plan.hooks.hostService } : {}),
+      ...(plan.hooks?.policyEndpoint ? { policyEndpoint: plan.hooks.policyEndpoint } : {}),
       ...(state.prepared?.readOnlyMounts ? { readOnlyMounts: state.prepared.readOnlyMounts } : {}),
     });
   } catch (err) {
@@ -150,6 +179,8 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
       (plan.task.config.sandbox.networkMode === "no-network" ? "enforced" : "public"),
     sandbox_warnings: sandbox.warnings ?? [],
     limits: sandbox.limits ?? null,
+    host_block: sandbox.hostBlock ?? null,
+    verifier_hardening: hardeningSwitch(plan),
     ...state.prepared?.record,
   };
   // Written with the trial's other files at the end; the early config.json covers a crash before that.

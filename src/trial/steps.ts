@@ -12,9 +12,13 @@ import type { Sandbox } from "../sandbox/types.js";
 import { type AgentErrorCategory, isUnscoredFailure } from "../schemas/outcome.js";
 import type { WrittenStepResult } from "../schemas/result.js";
 import { promptOf, type Task, type TaskStep } from "../task/types.js";
+import { verifierModeOf } from "../task/verifier-mode.js";
 import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
+import { snapshotForVerifier } from "../verifier/snapshot.js";
+import { verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import type { RolloutState } from "./run.js";
+import { verifyStepApart } from "./separate-verifier.js";
 import { combineStepRewards, minRewardStop, type ScoredStep } from "./step-reward.js";
 import type { TrialPlan } from "./types.js";
 
@@ -72,12 +76,20 @@ export async function runSteps(
     plan.hooks?.stepStarted?.(step.name);
     const t0 = Date.now();
     const setupFailure = await prepareStep(plan, sandbox, step, i === 0);
-    timing.setup = seconds(Date.now() - t0);
     if (setupFailure) {
+      timing.setup = seconds(Date.now() - t0);
       record({ error: setupFailure, error_category: "task_error" });
       state.error = { category: "task_error", message: `step ${step.name}: ${setupFailure}` };
       return;
     }
+    // The step's own files arrived after the first snapshot (and after the last step's hardening):
+    // they are the task's, so the workspace's files are taken again; the rest stays the first one's.
+    if (state.verifierSnapshot && step.workdirDir) {
+      const first = state.verifierSnapshot;
+      state.verifierSnapshot = await snapshotForVerifier(sandbox, first);
+      await first.dispose();
+    }
+    timing.setup = seconds(Date.now() - t0);
     ctx.task = stepView(plan.task, step);
     ctx.instruction = promptOf(ctx.task, step.instruction);
     ctx.timeoutSec = step.agentTimeoutSec;
@@ -104,14 +116,23 @@ export async function runSteps(
       : null;
     await archiveAgentLogs(sandbox, folder);
     const t2 = Date.now();
-    await enterPhaseNetwork(plan, state, "verifier");
-    const v = await runVerifier(sandbox, plan.task, rolloutDir, {
-      uploads: step.testsDirs,
-      timeoutSec: step.verifierTimeoutSec,
-      env: step.verifierEnv,
-      outDir: path.join(folder, "verifier"),
-      clearMount: true,
-    });
+    const verify = (box: Sandbox, apart: boolean) =>
+      runVerifier(box, plan.task, rolloutDir, {
+        uploads: step.testsDirs,
+        timeoutSec: step.verifierTimeoutSec,
+        env: step.verifierEnv,
+        outDir: path.join(folder, "verifier"),
+        clearMount: true,
+        hardening: verifierHardening(plan, state.verifierSnapshot, apart),
+      });
+    let v: VerifierOutcome;
+    if (verifierModeOf(plan.task) === "separate") {
+      // A fresh sandbox per step (its own network); the agent's stays for the next step.
+      v = await verifyStepApart(plan, sandbox, (box) => verify(box, true), timing);
+    } else {
+      await enterPhaseNetwork(plan, state, "verifier");
+      v = await verify(sandbox, false);
+    }
     timing.verifier = seconds(Date.now() - t2);
     totals.verifier += timing.verifier;
     last = v;

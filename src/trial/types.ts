@@ -1,6 +1,6 @@
 import type { Agent, ModelAccess } from "../agents/types.js";
 import type { ModelWitness } from "../gateway/index.js";
-import type { SandboxBackend } from "../sandbox/types.js";
+import type { PolicyEndpoint, SandboxBackend } from "../sandbox/types.js";
 import type { TrialResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 
@@ -10,6 +10,8 @@ export interface TrialHooks {
   modelAccess?: ModelAccess | null;
   /** The gateway's port, for sandboxes that must reach it without any other network. */
   hostService?: { port: number } | null;
+  /** The policy endpoint the gateway calls: the sandbox closes it to the agent (sandbox/host-block.ts). */
+  policyEndpoint?: PolicyEndpoint | null;
   /** What the gateway saw of this rollout's model calls (decides provider_error and config_error). */
   modelWitness?(): ModelWitness;
   /** Aborted when the gateway ends the rollout (the endpoint kept failing, or refused the configuration). */
@@ -37,6 +39,8 @@ export interface TrialPlan {
   /** Settings recorded in config.json (no secrets). */
   settings: Record<string, unknown>;
   agentEnv: Record<string, string>;
+  /** --verifier-hardening: absent, the job's settings say (default on). */
+  verifierHardening?: "on" | "off";
   /** What the job adds to this rollout, e.g. its model access through the gateway (see TrialHooks). */
   hooks?: TrialHooks;
   /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */

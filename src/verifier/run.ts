@@ -8,7 +8,15 @@ import type { Sandbox } from "../sandbox/types.js";
 import type { VerifierErrorCategory } from "../schemas/outcome.js";
 import type { RewardRule } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
+import {
+  HARDENING_OFF,
+  type HardeningRecord,
+  hardenForVerifier,
+  verifierEnv,
+  writeHardeningRecord,
+} from "./harden.js";
 import { type RewardMap, resolveReward } from "./reward.js";
+import type { VerifierSnapshot } from "./snapshot.js";
 
 export interface VerifierOutcome {
   rewards: RewardMap | null;
@@ -30,6 +38,18 @@ export interface VerifierRun {
   outDir: string;
   /** Empty the mount first: a later step must not see an earlier step's tests. */
   clearMount: boolean;
+  /**
+   * Hardening before the test (verifier/harden.ts; it also makes the mount fresh), or "off"
+   * (recorded so); absent: neither run nor recorded.
+   */
+  hardening?:
+    | {
+        snapshot: VerifierSnapshot;
+        cleanupConftests: boolean;
+        /** Default: when the agent is root; false in a sandbox the agent never ran in. */
+        killUnknownProcesses?: boolean;
+      }
+    | "off";
 }
 
 /** The one-step task's verifier run: its tests folder, its timeout and env, into <rollout>/verifier. */
@@ -53,9 +73,23 @@ export async function runVerifier(
   await sandbox.killAgentProcesses();
   await sandbox.prepareVerifier?.();
   const mount = task.verifierMount;
-  if (run.clearMount) await sandbox.exec(`rm -rf -- ${mount} && mkdir -p ${mount}`, { user: "root" });
+  const hardening = run.hardening;
+  let record: HardeningRecord | typeof HARDENING_OFF | null = null;
+  if (hardening && hardening !== "off") {
+    record = await hardenForVerifier(sandbox, hardening.snapshot, {
+      mount,
+      cleanupConftests: hardening.cleanupConftests,
+      ...(hardening.killUnknownProcesses !== undefined
+        ? { killUnknownProcesses: hardening.killUnknownProcesses }
+        : {}),
+    });
+  } else if (hardening === "off") record = HARDENING_OFF;
+  if (record) await writeHardeningRecord(run.outDir, record);
+  if (run.clearMount && record?.hardening !== "on")
+    await sandbox.exec(`rm -rf -- ${mount} && mkdir -p ${mount}`, { user: "root" });
   for (const dir of run.uploads) await sandbox.upload(dir, mount);
-  const { timeoutSec, env } = run;
+  const { timeoutSec } = run;
+  const env = verifierEnv(record?.hardening === "on" ? record : null, run.env);
   const script = `${mount}/${task.testScript}`;
   // Emptying /logs/verifier and running the test in one exec keeps a stale reward from counting.
   // Builtins only when the folder is already empty (the common case): no process spent on it.
@@ -69,6 +103,8 @@ export async function runVerifier(
   const done = await sandbox.exec(command, { user: "root", timeoutSec, env });
   const verifierDir = run.outDir;
   await sandbox.download("/logs/verifier", verifierDir);
+  // Ours, whatever the test left under the same name in /logs/verifier.
+  if (record) await writeHardeningRecord(run.outDir, record);
   const files = await readRewardFiles(verifierDir);
   const lastLine = lastLineOf(files.stdout);
   const base = { exitCode: done.exitCode, lastLine, rule: null };

@@ -7,7 +7,8 @@ import type { Readable } from "node:stream";
 import { CategorizedError, messageOf } from "../../errors.js";
 import { composeFileOf } from "../../task/intent.js";
 import { type Task, workspaceOf } from "../../task/types.js";
-import type { SandboxBackend, SandboxSpec } from "../types.js";
+import { hostBlockWarning } from "../host-block.js";
+import type { HostBlockRecord, SandboxBackend, SandboxSpec } from "../types.js";
 import { serviceImage } from "./compose/images.js";
 import { ComposeError, type ComposeProject, loadCompose, MAIN_SERVICE } from "./compose/model.js";
 import { ComposeRun } from "./compose/project.js";
@@ -15,6 +16,7 @@ import { connectEngine, type Engine } from "./engine/engine.js";
 import { type AgentBundleMount, resolveAgentImage } from "./image/agent-image.js";
 import { buildTaskImage } from "./image/image.js";
 import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./lifecycle/cleanup.js";
+import { closeHostFor } from "./lifecycle/host-block.js";
 import { planNetwork, relayPrecheck } from "./lifecycle/network.js";
 import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./lifecycle/relay.js";
 import { ContainerSandbox } from "./lifecycle/sandbox.js";
@@ -148,6 +150,7 @@ export class ContainerBackend implements SandboxBackend {
     let id: string | null = null;
     let agentHome = "";
     let output: Readable | null = null;
+    let hostBlock: HostBlockRecord | null = null;
     const main = {
       create: async () => {
         id = await createContainer(engine, {
@@ -175,6 +178,8 @@ export class ContainerBackend implements SandboxBackend {
           entrypointOf: () => imageEntrypoint(engine, image),
         });
         if (net.relay && service) relay = await startRelayFor(engine, id as unknown as string, service);
+        const mode = compose ? compose.network : net.mode;
+        hostBlock = await closeHostFor(engine, id as unknown as string, mode, spec.policyEndpoint);
       },
     };
     try {
@@ -193,7 +198,9 @@ export class ContainerBackend implements SandboxBackend {
         agentHome,
         gatewayUrl: env.BENCHFLOW_GATEWAY_URL ?? null,
         networkEnforcement: enforcement,
+        hostBlock: hostBlock as HostBlockRecord | null,
         warnings: [
+          ...(hostBlock ? [hostBlockWarning(hostBlock)].filter((w) => w !== null) : []),
           ...(enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : []),
           ...agentImage.warnings,
           ...(project?.warnings ?? []),

@@ -7,12 +7,15 @@
 // Without root the holder also owns a user namespace, which each exec enters first.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { SandboxSetupError } from "../types.js";
+import { applyHostBlock, planHostBlock, SLIRP_HOST } from "../host-block.js";
+import { type HostBlockRecord, type PolicyEndpoint, SandboxSetupError } from "../types.js";
 import { findExecutable, SANDBOX_PATH } from "./host.js";
 
 export interface SandboxNetwork {
   /** Put in front of a tool's argv: the exec then runs inside the sandbox's network namespace. */
   readonly joinPrefix: string[];
+  /** The host's addresses and the policy endpoint, closed before the first exec (host-block.ts). */
+  readonly hostBlock: HostBlockRecord;
   close(): Promise<void>;
 }
 
@@ -27,7 +30,10 @@ export async function networkUnavailableReason(): Promise<string | null> {
   return missing.length === 0 ? null : `${missing.join(", ")} not found on ${SANDBOX_PATH}`;
 }
 
-export async function startSandboxNetwork(hostRoot: boolean): Promise<SandboxNetwork> {
+export async function startSandboxNetwork(
+  hostRoot: boolean,
+  policyEndpoint?: PolicyEndpoint,
+): Promise<SandboxNetwork> {
   const [slirp, unshare, nsenter, setpriv] = await Promise.all([
     findExecutable("slirp4netns"),
     findExecutable("unshare"),
@@ -87,12 +93,14 @@ export async function startSandboxNetwork(hostRoot: boolean): Promise<SandboxNet
     const joinPrefix = hostRoot
       ? [nsenter, `--net=${ns("net")}`]
       : [nsenter, "--preserve-credentials", `--user=${ns("user")}`, `--net=${ns("net")}`];
+    const block = await planHostBlock(policyEndpoint, { devices: ["tap0"], extra: [SLIRP_HOST] });
+    const hostBlock = await applyHostBlock(joinPrefix, block);
     // Neither process may keep a finished run alive; they die with it anyway.
     for (const child of [holder, slirpProc]) {
       child.unref();
       for (const stream of child.stdio) (stream as { unref?: () => void } | null)?.unref?.();
     }
-    return { joinPrefix, close };
+    return { joinPrefix, hostBlock, close };
   } catch (err) {
     await close();
     throw new SandboxSetupError(

@@ -3,7 +3,16 @@
 // its network namespace's holder and slirp4netns (netns.ts), which stop() ends.
 import path from "node:path";
 import { workspaceOf } from "../../task/types.js";
-import type { ExecOptions, ExecResult, Sandbox, SandboxLimits, SandboxSpec } from "../types.js";
+import { hostBlockRecordOf, hostBlockWarning } from "../host-block.js";
+import type {
+  DownloadOptions,
+  ExecOptions,
+  ExecResult,
+  HostBlockRecord,
+  Sandbox,
+  SandboxLimits,
+  SandboxSpec,
+} from "../types.js";
 import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
 import type { SandboxResources } from "./limits.js";
 import { type SandboxNetwork, startSandboxNetwork } from "./netns.js";
@@ -49,6 +58,7 @@ export class NamespaceSandbox implements Sandbox {
   /** The network of the execs that follow (the baseline, or a phase's override). */
   private network: boolean;
   private ownNetwork: Promise<SandboxNetwork> | null = null;
+  private blocked: HostBlockRecord | null = null;
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.dir;
@@ -64,12 +74,25 @@ export class NamespaceSandbox implements Sandbox {
   /** Network on is a namespace of the sandbox's own (netns.ts), started when first needed. */
   startNetwork(): Promise<SandboxNetwork> {
     if (this.ownNetwork === null) {
-      this.ownNetwork = startSandboxNetwork(this.parts.setup.identity.hostRoot);
-      this.ownNetwork.catch(() => {
-        this.ownNetwork = null;
-      });
+      const { spec, setup } = this.parts;
+      this.ownNetwork = startSandboxNetwork(setup.identity.hostRoot, spec.policyEndpoint);
+      this.ownNetwork.then(
+        (n) => {
+          this.blocked = n.hostBlock;
+          const warning = hostBlockWarning(n.hostBlock);
+          if (warning) this.warnings.push(warning);
+        },
+        () => {
+          this.ownNetwork = null;
+        },
+      );
     }
     return this.ownNetwork;
+  }
+
+  /** Without a network of its own the sandbox has only loopback: nothing on the host to close. */
+  get hostBlock(): HostBlockRecord {
+    return this.blocked ?? hostBlockRecordOf(this.parts.spec.policyEndpoint, "no_network");
   }
 
   /** A phase's network ([agent] / [verifier] network_mode): each exec picks its namespace anyway. */
@@ -145,9 +168,9 @@ export class NamespaceSandbox implements Sandbox {
     await transfer.upload(this.parts.view, hostPath, sandboxPath, { ownership: this.parts.ownership });
   }
 
-  async download(sandboxPath: string, hostPath: string): Promise<void> {
+  async download(sandboxPath: string, hostPath: string, options?: DownloadOptions): Promise<void> {
     this.assertLive();
-    await transfer.download(this.parts.view, sandboxPath, hostPath);
+    await transfer.download(this.parts.view, sandboxPath, hostPath, options);
   }
 
   /** Each exec has its own pid namespace, so a finished exec leaves nothing; this ends agent execs still running. */

@@ -3,7 +3,9 @@
 // everything else stays root's but readable, so the agent can run what the verifier or oracle needs.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { CopyOut } from "../../util/copy-out.js";
 import { copyTree } from "../../util/copy-tree.js";
+import { DEFAULT_DOWNLOAD_MAX_BYTES, type DownloadOptions } from "../types.js";
 import { isWithin } from "./host.js";
 import { resolveInTree, type TreeView } from "./paths.js";
 import type { Owner } from "./scratch.js";
@@ -55,8 +57,14 @@ export async function upload(
   return dest;
 }
 
-/** Copy a sandbox file or folder out to hostPath; a missing source copies nothing. */
-export async function download(view: TreeView, sandboxPath: string, hostPath: string): Promise<void> {
+/** Copy a sandbox file or folder out to hostPath, bounded (copy-out.ts); a missing source copies nothing. */
+export async function download(
+  view: TreeView,
+  sandboxPath: string,
+  hostPath: string,
+  options: DownloadOptions = {},
+): Promise<void> {
+  const out = new CopyOut(sandboxPath, options.maxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES);
   const resolved = await resolveInTree(view, sandboxPath);
   if (resolved === null || (resolved.kind === "system" && resolved.hidden)) return;
   const source = resolved.host;
@@ -64,10 +72,8 @@ export async function download(view: TreeView, sandboxPath: string, hostPath: st
   if (st === null) return;
   await fs.mkdir(path.dirname(hostPath), { recursive: true });
   // Only symlinks that stay inside the copied tree come out: nothing that points at host files.
-  await copyTree(source, hostPath, {
-    keepSymlink: (link, target) =>
-      !target.startsWith("/") && isWithin(path.resolve(path.dirname(link), target), source),
-  });
+  await copyTree(source, hostPath, { out });
+  await out.finish(hostPath);
 }
 
 type Fix = (p: string, st: Awaited<ReturnType<typeof fs.lstat>>) => Promise<void>;

@@ -3,7 +3,15 @@
 // compose trial's sidecars and network).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { ExecOptions, ExecResult, Sandbox } from "../../types.js";
+import { CopyOut } from "../../../util/copy-out.js";
+import {
+  DEFAULT_DOWNLOAD_MAX_BYTES,
+  type DownloadOptions,
+  type ExecOptions,
+  type ExecResult,
+  type HostBlockRecord,
+  type Sandbox,
+} from "../../types.js";
 import { EngineError } from "../engine/client.js";
 import type { Engine } from "../engine/engine.js";
 import { execInContainer, execQuiet } from "../engine/exec.js";
@@ -23,6 +31,8 @@ export interface ContainerSandboxInit {
   agentHome: string;
   gatewayUrl: string | null;
   networkEnforcement: string;
+  /** What is closed around the gateway (host-block.ts); null where the container never started. */
+  hostBlock?: HostBlockRecord | null;
   warnings: string[];
   relay: Relay | null;
   /** Removes the container with what the trial has besides it (a compose trial's sidecars and network). */
@@ -41,6 +51,7 @@ export class ContainerSandbox implements Sandbox {
   readonly gatewayUrl: string | null;
   /** "enforced", "public", or "not_enforced: <why>": for config.json. */
   readonly networkEnforcement: string;
+  readonly hostBlock?: HostBlockRecord;
   readonly warnings: string[];
   private stopping: Promise<void> | null = null;
 
@@ -52,6 +63,7 @@ export class ContainerSandbox implements Sandbox {
     this.agentIsNonRoot = init.agentUser !== null;
     this.gatewayUrl = init.gatewayUrl;
     this.networkEnforcement = init.networkEnforcement;
+    if (init.hostBlock) this.hostBlock = init.hostBlock;
     this.warnings = init.warnings;
   }
 
@@ -87,7 +99,8 @@ export class ContainerSandbox implements Sandbox {
     });
   }
 
-  async download(sandboxPath: string, hostPath: string): Promise<void> {
+  async download(sandboxPath: string, hostPath: string, options: DownloadOptions = {}): Promise<void> {
+    const out = new CopyOut(sandboxPath, options.maxBytes ?? DEFAULT_DOWNLOAD_MAX_BYTES);
     let res: Awaited<ReturnType<Engine["client"]["call"]>>;
     try {
       res = await this.init.engine.client.call("GET", `/containers/${this.id}/archive`, {
@@ -98,7 +111,8 @@ export class ContainerSandbox implements Sandbox {
       throw err;
     }
     await fs.mkdir(path.dirname(path.resolve(hostPath)), { recursive: true });
-    await extractTo(res, path.resolve(hostPath));
+    await extractTo(res, path.resolve(hostPath), out);
+    await out.finish(path.resolve(hostPath));
   }
 
   async killAgentProcesses(): Promise<void> {

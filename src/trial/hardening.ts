@@ -1,0 +1,38 @@
+// The trial's side of verifier hardening (verifier/harden.ts): the switch (--verifier-hardening,
+// default on), the snapshot taken before the agent, and what each verifier run is given.
+import type { Sandbox } from "../sandbox/types.js";
+import type { VerifierRun } from "../verifier/run.js";
+import { snapshotForVerifier, type VerifierSnapshot } from "../verifier/snapshot.js";
+import type { TrialPlan } from "./types.js";
+
+export type HardeningSwitch = "on" | "off";
+
+/** The plan's own switch, else the job's setting (config.json `verifier_hardening`), else on. */
+export function hardeningSwitch(plan: TrialPlan): HardeningSwitch {
+  return plan.verifierHardening ?? (plan.settings.verifier_hardening === "off" ? "off" : "on");
+}
+
+/** Before the agent's setup: nothing the agent does can reach it. Null when hardening is off. */
+export async function takeVerifierSnapshot(
+  plan: TrialPlan,
+  sandbox: Sandbox,
+): Promise<VerifierSnapshot | null> {
+  return hardeningSwitch(plan) === "on" ? snapshotForVerifier(sandbox) : null;
+}
+
+/**
+ * What runVerifier is given: the snapshot and the task's one flag, or "off". `apart`: a separate
+ * verifier's fresh sandbox, where the agent never ran, so its processes are all the environment's.
+ */
+export function verifierHardening(
+  plan: TrialPlan,
+  snapshot: VerifierSnapshot | null | undefined,
+  apart = false,
+): VerifierRun["hardening"] {
+  if (hardeningSwitch(plan) === "off" || !snapshot) return "off";
+  return {
+    snapshot,
+    cleanupConftests: plan.task.config.verifier.hardening?.cleanupConftests ?? true,
+    ...(apart ? { killUnknownProcesses: false } : {}),
+  };
+}
