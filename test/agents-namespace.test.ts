@@ -112,7 +112,7 @@ describe("agent CLIs: failures end their own trial", () => {
     assert.equal(by.hang?.error_category, "timeout");
     assert.equal(by.crash?.error_category, "agent_error");
     assert.match(by.crash?.error ?? "", /claude-code exited with code 137/);
-    const left = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
+    const left = execFileSync("ps", ["-eo", "args"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
       .split("\n")
       .filter((l) => l.includes("claude-code@"));
     assert.deepEqual(left, [], "no agent process outlives its trial");

@@ -3,6 +3,7 @@
 
 import {
   agentSwitched,
+  agentUsernsPrefix,
   BASH,
   ENV,
   type ExecPlan,
@@ -70,7 +71,12 @@ function bwrapArgs(plan: ExecPlan, identity: Identity): { options: string[]; com
     const chdir = [ENV, `--chdir=${plan.cwd}`];
     return {
       options: argv,
-      command: [...setprivToAgent(identity.setpriv, identity.agent), ...chdir, ...shell],
+      command: [
+        ...setprivToAgent(identity.setpriv, identity.agent),
+        ...agentUsernsPrefix(plan, identity),
+        ...chdir,
+        ...shell,
+      ],
     };
   }
   for (const cap of ROOT_CAPS) argv.push("--cap-add", `CAP_${cap.toUpperCase()}`);

@@ -4,7 +4,8 @@ import path from "node:path";
 import { anyPhaseHasNetwork } from "../../task/network.js";
 import { type Task, workspaceOf } from "../../task/types.js";
 import { SandboxSetupError, type SandboxSpec } from "../types.js";
-import { AGENT_HOME, isWithin, systemEntriesOf } from "./host.js";
+import { AGENT_HOME, AGENT_UID, isWithin, systemEntriesOf } from "./host.js";
+import { releaseRecorded, SandboxResources } from "./limits.js";
 import { sandboxPathOf, systemRootOf, type TreeView } from "./paths.js";
 import type { ToolSetup } from "./probe.js";
 import { reapOrphanScratch } from "./reap.js";
@@ -15,6 +16,7 @@ import {
   makeSkeleton,
   removeTree,
   scratchParent,
+  scratchParentsInUse,
   writeAgentAccounts,
 } from "./scratch.js";
 import { type Ownership, ReadOnlyPathError, upload } from "./transfer.js";
@@ -23,6 +25,8 @@ export interface CreateOptions {
   scratchDir?: string;
   readOnlyPaths?: string[];
   hidePaths?: string[];
+  /** Processes a sandbox may hold; DEFAULT_PIDS_LIMIT unless an operator (or a test) says less. */
+  pidsLimit?: number;
 }
 
 export async function createNamespaceSandbox(
@@ -50,18 +54,22 @@ export async function createNamespaceSandbox(
   }
   const parent = await scratchParent(options.scratchDir);
   await reapOrphanScratch(parent);
+  const rootAgent = agentWantsRoot(spec, setup);
   const hidden = await hiddenPaths(view, [
     task.dir,
     task.environmentDir,
     task.verifierDir,
     task.solutionDir,
-    parent,
+    ...scratchParentsInUse(),
+    ...(await jobFolders(view, spec.jobDir)),
     ...(options.hidePaths ?? []),
   ]);
   const scratch = await makeScratchRoot(parent, spec.rolloutName);
   view.fsRoot = scratch.fsRoot;
   view.hidden = hidden;
+  let resources: SandboxResources | undefined;
   try {
+    resources = await SandboxResources.apply(task, scratch, options.pidsLimit);
     const agent = setup.identity.agent;
     const agentAreas = [workspace, "/logs/agent", "/logs/artifacts", AGENT_HOME];
     const ownership: Ownership = { agent, agentAreas: [...agentAreas, "/tmp"] };
@@ -70,7 +78,12 @@ export async function createNamespaceSandbox(
       agent ? writeAgentAccounts(scratch.metaDir, agent) : Promise.resolve([]),
       makeAgentFolders(scratch.fsRoot, agentAreas, agent),
     ]);
-    const warnings = [...setup.warnings, ...(await placeCopies(task, view, ownership))];
+    const warnings = [
+      ...setup.warnings,
+      ...rootAgent.warnings,
+      ...resources.warnings,
+      ...(await placeCopies(task, view, ownership)),
+    ];
     const mounts = await mountPoints(spec, view);
     const sandbox = new NamespaceSandbox({
       spec,
@@ -80,11 +93,15 @@ export async function createNamespaceSandbox(
       fileOverrides: [...fileOverrides, ...mounts],
       ownership,
       warnings,
+      resources,
+      rootAgent: rootAgent.root,
     });
     // A network that cannot be made refuses the trial now, not halfway through a phase.
     if (spec.network || anyPhaseHasNetwork(task)) await sandbox.startNetwork();
     return sandbox;
   } catch (err) {
+    await resources?.release().catch(() => undefined);
+    if (resources === undefined) await releaseRecorded(scratch.dir).catch(() => undefined);
     await removeTree(scratch.dir);
     if (err instanceof SandboxSetupError) throw err;
     throw new SandboxSetupError(
@@ -118,6 +135,56 @@ async function mountPoints(spec: SandboxSpec, view: TreeView): Promise<{ host: s
     out.push({ host: m.hostPath, sandbox });
   }
   return out;
+}
+
+/**
+ * The task's agent user. "root": uid 0 inside a user namespace of the agent's own (never real
+ * root, never silently the agent user). Any other name: the sandbox's agent user, said in a warning.
+ */
+function agentWantsRoot(spec: SandboxSpec, setup: ToolSetup): { root: boolean; warnings: string[] } {
+  const asked = spec.task.config.agent.user;
+  const { identity } = setup;
+  if (asked === null) return { root: false, warnings: [] };
+  if (asked !== "root") {
+    const who = identity.hostRoot ? `agent (uid ${AGENT_UID})` : `uid ${identity.hostUid}`;
+    return {
+      root: false,
+      warnings: [
+        `[agent] user = "${asked}": the namespace sandbox has no user "${asked}" and runs the agent as its own user, ${who}; use --sandbox container to get that user`,
+      ],
+    };
+  }
+  if (!identity.hostRoot) {
+    return {
+      root: true,
+      warnings: [
+        "[agent] user = \"root\": the agent runs as root of the sandbox's user namespace, as the verifier does, so in a shared verifier environment it can write the verifier's files (/tests, /logs/verifier); run as host root or use --sandbox container to keep them apart",
+      ],
+    };
+  }
+  if (identity.agent !== null && identity.unshare === null) {
+    throw new SandboxSetupError(
+      `task ${spec.task.name}: [agent] user = "root" needs util-linux unshare on the host to give the agent a user namespace of its own (apt-get install util-linux), or use --sandbox container`,
+    );
+  }
+  return { root: true, warnings: [] };
+}
+
+/** System folders the sandbox needs whole: a jobs folder lying directly in one hides only itself. */
+const NEEDED_FOLDERS = new Set(
+  ["/usr", "/etc", "/opt", "/srv"].flatMap((p) => [
+    p,
+    ...["local", "lib", "share", "bin", "sbin", "include", "src", "etc"].map((n) => `${p}/${n}`),
+  ]),
+);
+
+/** The job folder (its rollouts, builds/, the job's own files) and the jobs folder that holds its siblings. */
+async function jobFolders(view: TreeView, jobDir: string | undefined): Promise<string[]> {
+  if (jobDir === undefined) return [];
+  const job = await fs.realpath(jobDir).catch(() => path.resolve(jobDir));
+  const jobs = path.dirname(job);
+  const needed = NEEDED_FOLDERS.has(jobs) || view.system.some((e) => isWithin(e.path, jobs));
+  return needed ? [job] : [job, jobs];
 }
 
 /** Task and job folders that would show through a read-only system folder get covered. */

@@ -45,6 +45,16 @@ describe("namespace sandbox as a non-root user", { skip: !hostRoot && "needs roo
         assert.equal(seen.root, "0\nmine\nusr-ro\ntask-hidden\nagent\n", seen.rootErr);
         assert.equal(seen.reward, "1\n");
         assert.equal(seen.scratchGone, true);
+        // No cgroup or disk of our own without root: rlimits, and the disk limit said to be missing.
+        assert.equal(seen.limits.pids.applied, "rlimit");
+        assert.equal(seen.limits.memory_mb.applied, "rlimit");
+        assert.match(seen.limits.storage_mb.applied, /^not_applied: /);
+        assert.equal(seen.rootAgentIsNonRoot, false);
+        assert.equal(seen.rootAgentRun, "0\n4096\n524288\n");
+        assert.ok(
+          seen.rootAgentWarnings.some((w: string) => w.includes('user = "root"') && w.includes("/tests")),
+          seen.rootAgentWarnings.join("\n"),
+        );
         if (((await fs.stat("/dev/net/tun")).mode & 0o006) === 0o006) {
           assert.equal(seen.netError, null);
           assert.equal(seen.netAgent, "1000\nmine\nno-host\nHTTP/1.1 200\n", seen.netAgentErr);

@@ -11,6 +11,8 @@ export interface Identity {
   agent: { uid: number; gid: number } | null;
   /** Absolute path of setpriv, when present. */
   setpriv: string | null;
+  /** Absolute path of util-linux unshare: a root agent's own user namespace (host root). */
+  unshare: string | null;
   /** Not host root: our uid/gid, which the agent keeps inside the sandbox. */
   hostUid: number;
   hostGid: number;
@@ -28,6 +30,12 @@ export interface ExecPlan {
   network: boolean;
   cwd: string;
   user: "agent" | "root";
+  /**
+   * Host root, user "agent": the task asked for a root agent, so after the switch to the agent's
+   * uid it enters a user namespace of its own as uid 0 (mapped to that uid: no power over the
+   * host's files, the verifier's or the system's).
+   */
+  agentUserns?: boolean;
   env: Record<string, string>;
   command: string;
 }
@@ -68,6 +76,12 @@ export function setprivToAgent(setpriv: string, agent: { uid: number; gid: numbe
 /** setpriv arguments that keep root but only with ROOT_CAPS (so it cannot remount /usr read-write). */
 export function setprivRootCaps(setpriv: string): string[] {
   return [setpriv, "--inh-caps=-all", `--bounding-set=-all,${ROOT_CAPS.map((c) => `+${c}`).join(",")}`];
+}
+
+/** After setprivToAgent: uid 0 in a user namespace of the agent's own, when the task asks for root. */
+export function agentUsernsPrefix(plan: ExecPlan, identity: Identity): string[] {
+  if (!plan.agentUserns || identity.unshare === null) return [];
+  return [identity.unshare, "--user", "--map-root-user", "--"];
 }
 
 export function agentSwitched(

@@ -53,11 +53,12 @@ async function probeAuto(scratchDir?: string): Promise<ToolProbe> {
 
 async function probeOne(tool: NamespaceTool, scratchDir?: string): Promise<ToolProbe> {
   const fail = (reason: string): ToolProbe => ({ setup: null, reason });
-  const [main, setpriv, ip, pivot] = await Promise.all([
+  const [main, setpriv, ip, pivot, unshare] = await Promise.all([
     findExecutable(tool),
     findExecutable("setpriv"),
     findExecutable("ip"),
     findExecutable("pivot_root"),
+    findExecutable("unshare"),
   ]);
   if (main === null) {
     return fail(
@@ -75,6 +76,7 @@ async function probeOne(tool: NamespaceTool, scratchDir?: string): Promise<ToolP
     hostRoot,
     agent: hostRoot && setpriv !== null ? { uid: AGENT_UID, gid: AGENT_GID } : null,
     setpriv,
+    unshare,
     hostUid: process.getuid?.() ?? 0,
     hostGid: process.getgid?.() ?? 0,
   };

@@ -1,9 +1,12 @@
 // A run killed with SIGKILL cannot remove its sandboxes' scratch roots. Each root names its owner
-// (pid and host); the next run on this host removes those whose owner is gone.
+// (pid and host); the next run on this host removes those whose owner is gone, with the disk and
+// cgroups they name (limits.ts).
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pidAlive } from "../../util/process.js";
+import { loopDeviceOf } from "./disk.js";
+import { releaseRecorded } from "./limits.js";
 import { removeTree } from "./scratch.js";
 
 const OWNER_FILE = "owner.json";
@@ -28,9 +31,18 @@ export async function reapOrphanScratch(parent: string): Promise<number> {
     try {
       owner = JSON.parse(await fs.readFile(path.join(dir, "meta", OWNER_FILE), "utf8"));
     } catch {
-      continue; // being created right now, or not ours to judge
+      // Being created right now, or not ours to judge; but a disk still mounted there outlived
+      // its files (a reaper without limits.ts removed them), and nobody mounts before owner.json.
+      if ((await loopDeviceOf(path.join(dir, "fs"))) !== null) {
+        await releaseRecorded(dir).catch(() => undefined);
+        await removeTree(dir).catch(() => undefined);
+        removed++;
+      }
+      continue;
     }
     if (owner.host !== os.hostname() || typeof owner.pid !== "number" || pidAlive(owner.pid)) continue;
+    // Its disk and cgroups first: the tree lies on that disk.
+    await releaseRecorded(dir).catch(() => undefined);
     await removeTree(dir).catch(() => undefined);
     removed++;
   }

@@ -10,9 +10,11 @@ import type {
   ExecResult,
   HostBlockRecord,
   Sandbox,
+  SandboxLimits,
   SandboxSpec,
 } from "../types.js";
 import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
+import type { SandboxResources } from "./limits.js";
 import { type SandboxNetwork, startSandboxNetwork } from "./netns.js";
 import type { TreeView } from "./paths.js";
 import type { ExecPlan } from "./plan.js";
@@ -30,6 +32,9 @@ export interface SandboxParts {
   fileOverrides: ExecPlan["fileOverrides"];
   ownership: Ownership;
   warnings: string[];
+  resources: SandboxResources;
+  /** The task asked for a root agent ([agent] user = "root"). */
+  rootAgent: boolean;
 }
 
 interface Running {
@@ -45,6 +50,7 @@ export class NamespaceSandbox implements Sandbox {
   readonly agentIsNonRoot: boolean;
   /** Things this sandbox cannot do as the task asks (COPY into /usr, agent as root, ...). */
   readonly warnings: string[];
+  readonly limits: SandboxLimits;
   /** "bwrap" or "unshare". */
   readonly tool: string;
   private readonly running = new Set<Running>();
@@ -58,8 +64,9 @@ export class NamespaceSandbox implements Sandbox {
     this.id = parts.dir;
     this.workdir = workspaceOf(parts.spec.task);
     const { identity } = parts.setup;
-    this.agentIsNonRoot = identity.hostRoot ? identity.agent !== null : true;
+    this.agentIsNonRoot = parts.rootAgent ? false : identity.hostRoot ? identity.agent !== null : true;
     this.warnings = parts.warnings;
+    this.limits = parts.resources.limits;
     this.tool = parts.setup.tool;
     this.network = parts.spec.network;
   }
@@ -97,6 +104,9 @@ export class NamespaceSandbox implements Sandbox {
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.stopping) throw new Error(`sandbox ${this.id} is stopped`);
     const user = options.user ?? "agent";
+    const { hostRoot } = this.parts.setup.identity;
+    const rootAgent = user === "agent" && this.parts.rootAgent;
+    const { resources } = this.parts;
     const plan: ExecPlan = {
       fsRoot: this.parts.view.fsRoot,
       system: this.parts.view.system,
@@ -104,12 +114,15 @@ export class NamespaceSandbox implements Sandbox {
       hidden: this.parts.view.hidden,
       network: this.network,
       cwd: path.posix.resolve(this.workdir, options.cwd ?? "."),
-      user,
+      // A root agent without host root is the user namespace's root, as root execs are.
+      user: rootAgent && !hostRoot ? "root" : user,
+      agentUserns: rootAgent && hostRoot,
       env: this.envFor(user, options.env),
-      command,
+      command: `${resources.commandPrefix}${command}`,
     };
     const invocation = this.parts.setup.invocationFor(plan);
     if (plan.network) invocation.argv = [...(await this.startNetwork()).joinPrefix, ...invocation.argv];
+    invocation.argv = resources.wrap(invocation.argv);
     let entry: Running | undefined;
     const result = runContained(invocation, {
       env: { PATH: SANDBOX_PATH },
@@ -130,9 +143,14 @@ export class NamespaceSandbox implements Sandbox {
     const { spec, setup } = this.parts;
     const { hostRoot, agent } = setup.identity;
     const name =
-      user === "root" || (hostRoot && agent === null) ? "root" : hostRoot ? AGENT_NAME : hostUserName();
+      user === "root" || this.parts.rootAgent || (hostRoot && agent === null)
+        ? "root"
+        : hostRoot
+          ? AGENT_NAME
+          : hostUserName();
     return {
       PATH: SANDBOX_PATH,
+      // A root agent keeps the agent's home: /root belongs to the verifier's root.
       HOME: user === "root" ? "/root" : AGENT_HOME,
       USER: name,
       LOGNAME: name,
@@ -162,12 +180,19 @@ export class NamespaceSandbox implements Sandbox {
     await Promise.all(agentRuns.map((r) => r.done));
   }
 
+  /** The verifier's own cgroup; which limits the agent went past (limits.ts). */
+  async prepareVerifier(): Promise<void> {
+    await this.parts.resources.prepareVerifier();
+  }
+
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const runs = [...this.running];
       for (const run of runs) run.kill();
       await Promise.all(runs.map((r) => r.done));
       await this.ownNetwork?.then((n) => n.close()).catch(() => undefined);
+      // Cgroups and the disk first: the tree lives on that disk.
+      await this.parts.resources.release();
       await removeTree(this.parts.dir);
     })();
     return this.stopping;

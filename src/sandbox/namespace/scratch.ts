@@ -22,6 +22,11 @@ export interface ScratchRoot {
 
 const parents = new Map<string, Promise<string>>();
 
+/** Every scratch parent this process has used: each sandbox hides them all (create.ts). */
+export function scratchParentsInUse(): string[] {
+  return [...parents.keys()];
+}
+
 /** The folder holding every sandbox of this user: created 0700, refused if someone else owns it. */
 export function scratchParent(override?: string): Promise<string> {
   const uid = process.getuid?.() ?? 0;

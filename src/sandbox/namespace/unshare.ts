@@ -7,6 +7,7 @@
 // (mountinfo escapes odd characters such as spaces, so a submount named with one would stay writable).
 import {
   agentSwitched,
+  agentUsernsPrefix,
   BASH,
   type ExecPlan,
   HOSTNAME,
@@ -74,7 +75,11 @@ export function unshareInvocation(tools: UnshareTools, plan: ExecPlan, identity:
 
 function finalUser(tools: UnshareTools, plan: ExecPlan, identity: Identity): string[] {
   if (agentSwitched(plan, identity))
-    return [...setprivToAgent(identity.setpriv, identity.agent), "--no-new-privs"];
+    return [
+      ...setprivToAgent(identity.setpriv, identity.agent),
+      "--no-new-privs",
+      ...agentUsernsPrefix(plan, identity),
+    ];
   if (!identity.hostRoot && plan.user === "agent") {
     // A nested user namespace shows the agent as our own uid instead of the mapped root.
     return [tools.unshare, "--user", `--map-user=${identity.hostUid}`, `--map-group=${identity.hostGid}`];
