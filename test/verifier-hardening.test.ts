@@ -19,9 +19,9 @@ const FILES: Record<string, string> = {
   "solution/solve.sh": "printf 'check:\\n\\t@echo 1\\n' > /app/Makefile\n",
 };
 
-async function writeTask(root: string): Promise<string> {
+async function writeTask(root: string, toml = FILES["task.toml"]): Promise<string> {
   const dir = path.join(root, "makefile-exploit");
-  for (const [rel, text] of Object.entries(FILES)) {
+  for (const [rel, text] of Object.entries({ ...FILES, "task.toml": toml as string })) {
     await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
     await fs.writeFile(path.join(dir, rel), text, { mode: rel.endsWith(".sh") ? 0o755 : 0o644 });
   }
@@ -61,6 +61,20 @@ describe("--verifier-hardening", () => {
       }
     });
   }
+
+  it("restore_build_files = false: a task whose answer is its Makefile keeps the agent's (hardening on)", async () => {
+    const toml = `${FILES["task.toml"]}\n[verifier.hardening]\nrestore_build_files = false\n`;
+    const task = await writeTask(path.join(scratch(), "kept"), toml);
+    const jobsDir = path.join(scratch(), "jobs-kept");
+    const run = await bench(["run", task, "-a", "oracle", "--sandbox", "namespace", "--jobs-dir", jobsDir]);
+    const [found] = await rollouts(jobsDir);
+    assert.equal(found?.result?.rewards?.reward, 1, `${run.stdout}${run.stderr}`);
+    const record = JSON.parse(
+      await fs.readFile(path.join(found?.dir ?? "", "verifier", "hardening.json"), "utf8"),
+    );
+    assert.equal(record.hardening, "on");
+    assert.equal(record.restore_build_files, false);
+  });
 
   it("refuses a value other than on or off, naming the flag", async () => {
     const run = await bench(["run", scratch(), "-a", "nop", "--verifier-hardening", "maybe"]);

@@ -20,7 +20,7 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
     service judge memory hardening pytest_plugins environment_mode environment collect`),
   "verifier.judge": keys("model rubric_path input_dir input_type context"),
   "verifier.memory": keys("expected_skills"),
-  "verifier.hardening": keys("cleanup_conftests"),
+  "verifier.hardening": keys("cleanup_conftests restore_build_files"),
   // memory and storage are Harbor's deprecated size strings ("2G", "512M").
   sandbox: keys(`network_mode allowed_hosts build_timeout_sec docker_image os cpus memory_mb storage_mb gpus
     gpu_types mcp_servers env tpu skills_dir healthcheck workdir setup_commands allow_internet memory storage`),

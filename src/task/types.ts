@@ -65,7 +65,7 @@ export interface TaskConfig {
     /** Harbor's [verifier].network_mode: the network around the verifier; null (or absent) keeps the baseline. */
     networkMode?: NetworkMode | null;
     /** [verifier.hardening]: upstream's one flag; absent, every step of hardening runs. */
-    hardening?: { cleanupConftests: boolean };
+    hardening?: { cleanupConftests: boolean; restoreBuildFiles: boolean };
     /** Harbor's [verifier].environment_mode: "separate" runs the test in a fresh sandbox; null or absent: shared. */
     environmentMode?: VerifierEnvironmentMode | null;
   };

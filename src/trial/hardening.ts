@@ -33,6 +33,7 @@ export function verifierHardening(
   return {
     snapshot,
     cleanupConftests: plan.task.config.verifier.hardening?.cleanupConftests ?? true,
+    restoreBuildFiles: plan.task.config.verifier.hardening?.restoreBuildFiles ?? true,
     ...(apart ? { killUnknownProcesses: false } : {}),
   };
 }

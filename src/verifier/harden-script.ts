@@ -24,6 +24,7 @@ function findArgs(names: string[]): string {
  * Env: BF_U (the uploaded snapshot), BF_DIGEST, BF_W, BF_AHOME, BF_AUID, BF_AGIDS, BF_MOUNT (the
  * verifier mount, made fresh), BF_ROOT_AGENT (1: kill every process the snapshot did not see),
  * BF_CONFTESTS (0: leave conftest.py files alone, upstream's cleanup_conftests = false).
+ * BF_BUILD_FILES (0: leave the other build files alone, our restore_build_files = false).
  */
 export function hardenScript(): string {
   const prelude = [
@@ -69,7 +70,7 @@ while IFS= read -r -d '' l && IFS= read -r -d '' t; do
   rm -f -- "$l" && rec symlinks removed "$l"
 done < <(find "$W" /tmp /var/tmp -xdev -path "$U" -prune -o -type l -printf '%p\0%l\0' 2>/dev/null)
 # Watched files the task shipped: changed, missing or replaced ones come back from the snapshot.
-conf() { [[ $BF_CONFTESTS == 1 || $\{1##*/} != conftest.py ]]; }
+conf() { if [[ $\{1##*/} == conftest.py ]]; then [[ $BF_CONFTESTS == 1 ]]; else [[ $BF_BUILD_FILES == 1 ]] || ! is_build "$1"; fi; }
 kind() { if is_build "$1"; then echo build_files; else echo startup_hooks; fi; }
 declare -A ship=()
 while IFS=$tab read -r sha own f; do [[ -n $f ]] && conf "$f" && ship[$f]=$sha:$own; done < "$U/files.tsv"

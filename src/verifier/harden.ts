@@ -36,6 +36,8 @@ export interface HardeningOptions {
   mount: string;
   /** Upstream's [verifier.hardening] cleanup_conftests (default true). */
   cleanupConftests: boolean;
+  /** Ours: [verifier.hardening] restore_build_files (default true); false leaves build files as the agent left them. */
+  restoreBuildFiles?: boolean;
   /** Kill every process the snapshot did not see; default: when the agent is root. */
   killUnknownProcesses?: boolean;
 }
@@ -52,6 +54,7 @@ export interface HardeningRecord {
   hardening: "on";
   agent_user: "non-root" | "root";
   cleanup_conftests: boolean;
+  restore_build_files: boolean;
   /** Whether the image's Python gave the stdlib and installed module names (else no shadow check). */
   python_found: boolean;
   snapshot: VerifierSnapshot["counts"];
@@ -99,6 +102,7 @@ export async function hardenForVerifier(
       BF_MOUNT: opts.mount,
       BF_ROOT_AGENT: (opts.killUnknownProcesses ?? agent.root) ? "1" : "0",
       BF_CONFTESTS: opts.cleanupConftests ? "1" : "0",
+      BF_BUILD_FILES: (opts.restoreBuildFiles ?? true) ? "1" : "0",
     },
     maxOutputBytes: 64 * 1024 * 1024,
   });
@@ -124,6 +128,7 @@ export async function hardenForVerifier(
     hardening: "on",
     agent_user: agent.root ? "root" : "non-root",
     cleanup_conftests: opts.cleanupConftests,
+    restore_build_files: opts.restoreBuildFiles ?? true,
     python_found: snapshot.python,
     snapshot: snapshot.counts,
     steps: [...steps.values()],

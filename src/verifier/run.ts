@@ -46,6 +46,7 @@ export interface VerifierRun {
     | {
         snapshot: VerifierSnapshot;
         cleanupConftests: boolean;
+        restoreBuildFiles?: boolean;
         /** Default: when the agent is root; false in a sandbox the agent never ran in. */
         killUnknownProcesses?: boolean;
       }
@@ -79,6 +80,7 @@ export async function runVerifier(
     record = await hardenForVerifier(sandbox, hardening.snapshot, {
       mount,
       cleanupConftests: hardening.cleanupConftests,
+      restoreBuildFiles: hardening.restoreBuildFiles ?? true,
       ...(hardening.killUnknownProcesses !== undefined
         ? { killUnknownProcesses: hardening.killUnknownProcesses }
         : {}),
