@@ -23,9 +23,9 @@ FILES=(
   test/agents-mcp.test.ts
   test/compose.test.ts
   test/container-limits.test.ts
-  test/exploits-container.test.ts
   test/container-run.test.ts
   test/copy-out-container.test.ts
+  test/exploits-container.test.ts
   test/host-block.test.ts
   test/network-isolation.test.ts
   test/phase-network.test.ts
