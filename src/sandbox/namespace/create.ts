@@ -19,6 +19,7 @@ import {
   scratchParentsInUse,
   writeAgentAccounts,
 } from "./scratch.js";
+import { rememberJobsFolders, seenJobsFolders } from "./seen-jobs.js";
 import { type Ownership, ReadOnlyPathError, upload } from "./transfer.js";
 
 export interface CreateOptions {
@@ -178,13 +179,19 @@ const NEEDED_FOLDERS = new Set(
   ]),
 );
 
-/** The job folder (its rollouts, builds/, the job's own files) and the jobs folder that holds its siblings. */
+/**
+ * The job folder (its rollouts, builds/, the job's own files), the jobs folder that holds its
+ * siblings, and every jobs folder an earlier run left under a system folder (seen-jobs.ts).
+ */
 async function jobFolders(view: TreeView, jobDir: string | undefined): Promise<string[]> {
   if (jobDir === undefined) return [];
   const job = await fs.realpath(jobDir).catch(() => path.resolve(jobDir));
   const jobs = path.dirname(job);
   const needed = NEEDED_FOLDERS.has(jobs) || view.system.some((e) => isWithin(e.path, jobs));
-  return needed ? [job] : [job, jobs];
+  const own = needed ? [job] : [job, jobs];
+  // Under a shown system folder: remembered, so every later sandbox on this host hides it too.
+  if (systemRootOf(view, job) !== null) await rememberJobsFolders(needed ? [job] : [jobs]);
+  return [...own, ...(await seenJobsFolders())];
 }
 
 /** Task and job folders that would show through a read-only system folder get covered. */

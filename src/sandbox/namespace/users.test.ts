@@ -104,4 +104,42 @@ describe("the agent's user in the namespace sandbox", { skip: !hostRoot && "need
     assert.equal(s.stdout, "usr-local-shown\n");
     await second.stop();
   });
+
+  it("hides an earlier run's jobs folder under /usr/local from a later run with a jobs folder of its own", async () => {
+    const state = await tempDir("ns-seen-jobs");
+    cleanups.push(state.cleanup);
+    const before = process.env.XDG_STATE_HOME;
+    process.env.XDG_STATE_HOME = state.dir;
+    cleanups.push(async () => {
+      if (before === undefined) delete process.env.XDG_STATE_HOME;
+      else process.env.XDG_STATE_HOME = before;
+    });
+    const root = `/usr/local/bf-runs-${randomBytes(6).toString("hex")}`;
+    cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+    const earlier = path.join(root, "earlier-jobs", "job", "rollout-1");
+    await fs.mkdir(earlier, { recursive: true });
+    await fs.writeFile(path.join(earlier, "result.json"), '{"answer": 42}');
+    await fs.mkdir(path.join(root, "later-jobs", "job"), { recursive: true });
+    await fs.chmod(root, 0o755);
+    const task = makeTask({ dir: await taskFolder() });
+    const read = `cat ${earlier}/result.json 2>/dev/null || echo hidden`;
+    // The earlier run's sandbox remembers its jobs folder; the later run's, elsewhere, hides it too.
+    const first = await createNamespaceBackend().create(makeSpec(task, { jobDir: path.dirname(earlier) }));
+    cleanups.push(() => first.stop());
+    await first.stop();
+    const later = await createNamespaceBackend().create(
+      makeSpec(task, { jobDir: path.join(root, "later-jobs", "job") }),
+    );
+    cleanups.push(() => later.stop());
+    assert.equal((await later.exec(read)).stdout, "hidden\n");
+    await later.stop();
+    // Without the memory (a fresh state folder), the earlier run's files would show: the test is real.
+    process.env.XDG_STATE_HOME = path.join(state.dir, "empty");
+    const forgetful = await createNamespaceBackend().create(
+      makeSpec(task, { jobDir: path.join(root, "later-jobs", "job") }),
+    );
+    cleanups.push(() => forgetful.stop());
+    assert.equal((await forgetful.exec(read)).stdout, '{"answer": 42}');
+    await forgetful.stop();
+  });
 });

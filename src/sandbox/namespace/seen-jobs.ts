@@ -1,0 +1,35 @@
+// Jobs folders that lie under a system folder the namespace sandbox shows read-only (/usr/local/...)
+// are remembered on the host, so that every later sandbox hides them too, not only the sandboxes of
+// the run that wrote them: an agent must never read an earlier run's rollouts (its answers) there.
+// A small list, one absolute path a line; a folder since removed is skipped where it is read.
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const written = new Set<string>();
+
+/** $XDG_STATE_HOME/benchflow (else ~/.local/state/benchflow): kept across reboots, unlike /tmp. */
+export function seenJobsFile(): string {
+  const state = process.env.XDG_STATE_HOME || path.join(os.homedir(), ".local", "state");
+  return path.join(state, "benchflow", "jobs-folders-in-system-paths");
+}
+
+/** Adds folders to the list (once per process each; a failure to write only loses the memory). */
+export async function rememberJobsFolders(folders: string[]): Promise<void> {
+  const fresh = folders.filter((f) => !written.has(f));
+  if (fresh.length === 0) return;
+  for (const f of fresh) written.add(f);
+  const file = seenJobsFile();
+  try {
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await fs.appendFile(file, fresh.map((f) => `${f}\n`).join(""), { mode: 0o600 });
+  } catch {
+    for (const f of fresh) written.delete(f);
+  }
+}
+
+/** Every folder remembered so far (absolute paths only; what no longer exists is the caller's to skip). */
+export async function seenJobsFolders(): Promise<string[]> {
+  const text = await fs.readFile(seenJobsFile(), "utf8").catch(() => "");
+  return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
+}
