@@ -170,10 +170,13 @@ export class ContainerSandbox implements Sandbox {
     let [counters] = await Promise.all([read(), watch?.stop()]);
     const { memory_mb, pids, storage_mb } = this.limits;
     // A fork bomb can hold every pid slot, so that the kill's own exec never started: still full
-    // (or not even readable) after the kill, the agent's processes are killed again, a few rounds.
+    // (or not even readable) after the kill, the agent's processes are killed again, with pauses
+    // for the init to reap thousands of them, until the verifier's execs have room (a few dozen
+    // slots: each exec's runtime forks inside the container's cgroup too).
     const full = (c: LimitCounters | null) =>
-      !c?.read || (pids?.requested != null && c.pids != null && c.pids >= pids.requested - 8);
-    for (let round = 0; round < 5 && full(counters); round++) {
+      !c?.read || (pids?.requested != null && c.pids != null && c.pids >= pids.requested - 64);
+    for (let round = 0; round < 40 && full(counters); round++) {
+      if (round > 0) await new Promise((r) => setTimeout(r, 250));
       await this.killAgentProcesses().catch(() => undefined);
       counters = await read();
     }
