@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { bench, rollouts, useScratch } from "./testing/bench.js";
+import { bench, benchOracle, rollouts, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("verifier-hardening");
 
@@ -36,18 +36,7 @@ describe("--verifier-hardening", () => {
     it(`${mode}: the rewritten Makefile scores ${reward}`, async () => {
       const task = await writeTask(path.join(scratch(), mode));
       const jobsDir = path.join(scratch(), `jobs-${mode}`);
-      const run = await bench([
-        "run",
-        task,
-        "-a",
-        "oracle",
-        "--sandbox",
-        "namespace",
-        "--jobs-dir",
-        jobsDir,
-        "--verifier-hardening",
-        mode,
-      ]);
+      const run = await benchOracle(task, jobsDir, ["--verifier-hardening", mode]);
       const [found] = await rollouts(jobsDir);
       assert.equal(found?.result?.rewards?.reward, reward, `${run.stdout}${run.stderr}`);
       const dir = found?.dir ?? "";
@@ -66,7 +55,7 @@ describe("--verifier-hardening", () => {
     const toml = `${FILES["task.toml"]}\n[verifier.hardening]\nrestore_build_files = false\n`;
     const task = await writeTask(path.join(scratch(), "kept"), toml);
     const jobsDir = path.join(scratch(), "jobs-kept");
-    const run = await bench(["run", task, "-a", "oracle", "--sandbox", "namespace", "--jobs-dir", jobsDir]);
+    const run = await benchOracle(task, jobsDir);
     const [found] = await rollouts(jobsDir);
     assert.equal(found?.result?.rewards?.reward, 1, `${run.stdout}${run.stderr}`);
     const record = JSON.parse(
