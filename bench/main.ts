@@ -9,6 +9,7 @@ import { benchGateway } from "./gateway.js";
 import { benchHardening } from "./hardening.js";
 import { printRows } from "./report.js";
 import { benchRun } from "./run.js";
+import { benchScale } from "./scale.js";
 import { benchTrain } from "./train.js";
 
 const sections: Record<string, { title: string; run: () => Promise<import("./report.js").BenchRow[]> }> = {
@@ -33,6 +34,10 @@ const sections: Record<string, { title: string; run: () => Promise<import("./rep
   hardening: {
     title: "what verifier hardening and a separate verifier add to one trial (issue: reward hacking)",
     run: benchHardening,
+  },
+  scale: {
+    title: "a group of 8 at --parallel-jobs 8 vs one job after another (issue: groups at scale)",
+    run: benchScale,
   },
   endpoint: {
     title: "a failed endpoint is never a reward: endpoint down to provider_error (issue: failures)",

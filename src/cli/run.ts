@@ -17,6 +17,8 @@ interface RunOptions {
   model?: string;
   trials: number;
   concurrency: number;
+  parallelJobs?: number;
+  maxConcurrentTrials?: number;
   jobsDir: string;
   jobName?: string;
   sandbox: SandboxChoice;
@@ -71,6 +73,16 @@ export function registerRunCommand(program: Command): void {
     .option("-m, --model <provider/model>", "the policy, e.g. vllm/my-policy")
     .option("--trials <n>", "rollouts per task; each is a job of its own", parseInteger, 1)
     .option("-j, --concurrency <n>", "trials at once within a job", parseInteger, 4)
+    .option(
+      "--parallel-jobs <k>",
+      "repeat jobs at once (default 1: one after another); each keeps its own folder and -j",
+      parseInteger,
+    )
+    .option(
+      "--max-concurrent-trials <n>",
+      "trials at once across the run's jobs (default max(-j, 4 x cores))",
+      parseInteger,
+    )
     .option("--jobs-dir <dir>", "where jobs are written", "jobs")
     .option("--job-name <name>", "name of the jobs; running again with the same name resumes them")
     .option(
@@ -150,6 +162,8 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     model: opts.model ?? null,
     trials: opts.trials,
     concurrency: opts.concurrency,
+    ...(opts.parallelJobs !== undefined ? { parallelJobs: opts.parallelJobs } : {}),
+    ...(opts.maxConcurrentTrials !== undefined ? { maxConcurrentTrials: opts.maxConcurrentTrials } : {}),
     jobsDir: opts.jobsDir,
     jobName: opts.jobName ?? null,
     sandbox: opts.sandbox,

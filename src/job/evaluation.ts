@@ -1,6 +1,7 @@
-// An Evaluation runs `trials` jobs over a set of tasks, one job after another (each repeat a job
-// of its own, so a group of N rollouts of a task exists for group advantages); within a job,
-// `concurrency` trials run at once. The CLI's `bench run` is a thin shell around this class.
+// An Evaluation runs `trials` jobs over a set of tasks (each repeat a job of its own, so a group of N
+// rollouts of a task exists for group advantages), `parallelJobs` of them at once (default one after
+// another); within a job, `concurrency` trials run at once, and every trial of the run passes one
+// gate of `maxConcurrentTrials`. The CLI's `bench run` is a thin shell around this class.
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
@@ -9,6 +10,7 @@ import type { SandboxBackend } from "../sandbox/types.js";
 import { isUnscoredFailure } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
+import { Limiter, mapLimit } from "../util/limit.js";
 import { RunBreaker, type Stopped } from "./breaker.js";
 import { openModelAccess } from "./model-access.js";
 import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
@@ -42,7 +44,15 @@ export interface EvaluationResult {
   elapsedSec: number;
 }
 
-/** The breaker's limit: --fail-fast-rollouts, else max(3, -j) (one wave of concurrent trials and more). */
+/** Trials that can run at once in the whole run: -j per job, jobs at once, under the run's bound. */
+function trialsAtOnce(plan: PlannedEvaluation): number {
+  return Math.min(plan.concurrency * plan.parallelJobs, plan.maxConcurrentTrials);
+}
+
+/**
+ * The breaker's limit: --fail-fast-rollouts, else max(3, trials at once) (one wave of concurrent
+ * trials and more).
+ */
 function failFastRollouts(s: EvaluationSettings, concurrency: number): number {
   const v = s.failFastRollouts ?? Math.max(3, concurrency);
   if (!Number.isInteger(v) || v < 1)
@@ -81,7 +91,7 @@ export class Evaluation {
   async plan(): Promise<PlannedEvaluation> {
     if (!this.planned) {
       const planned = await planEvaluation(this.settings);
-      failFastRollouts(this.settings, planned.concurrency);
+      failFastRollouts(this.settings, trialsAtOnce(planned));
       this.planned = planned;
     }
     return this.planned;
@@ -106,16 +116,19 @@ export class Evaluation {
       await writeJsonAtomic(path.join(job.jobDir, PLAN), job.plan, { durable: true });
     const signal = this.settings.signal ?? new AbortController().signal;
     const breaker = new RunBreaker(
-      failFastRollouts(this.settings, plan.concurrency),
+      failFastRollouts(this.settings, trialsAtOnce(plan)),
       plan.policy?.gateway.upstream.baseUrl ?? null,
     );
-    const jobs: JobOutcome[] = [];
+    // One gate for every trial of the run: K jobs at once must not start K x J trials on one machine.
+    const trialGate = new Limiter(plan.maxConcurrentTrials);
+    const outcomes: Array<JobOutcome | undefined> = [];
     let notStarted = 0;
-    for (const job of plan.jobs) {
-      if (signal.aborted) break;
+    const indexed = plan.jobs.map((job, index) => ({ job, index }));
+    await mapLimit(indexed, plan.parallelJobs, async ({ job, index }) => {
+      if (signal.aborted) return;
       if (breaker.stopped) {
         notStarted += await recordNotStarted(job.jobDir, plan, breaker.stopped);
-        continue;
+        return;
       }
       emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
       // One gateway per job: a policy that changes between jobs is told apart by its job.
@@ -132,6 +145,7 @@ export class Evaluation {
           model: plan.model,
           backend: plan.backend as SandboxBackend,
           concurrency: plan.concurrency,
+          trialGate,
           retryAttempts: plan.retryAttempts,
           agentEnv: plan.agentEnv,
           settings: plan.trialSettings,
@@ -146,10 +160,12 @@ export class Evaluation {
       } finally {
         await access?.close();
       }
-      jobs.push(outcome);
+      outcomes[index] = outcome;
       notStarted += outcome.summary.not_started;
       emit({ type: "job-end", outcome });
-    }
+    });
+    // In plan order, whichever finished first.
+    const jobs = outcomes.filter((o): o is JobOutcome => o !== undefined);
     const stopped = breaker.stopped;
     if (stopped) emit({ type: "stopped", stopped, notStarted, jobName: plan.jobName });
     const results = jobs.flatMap((j) => j.results);

@@ -1,6 +1,7 @@
 // Everything is checked before anything is written: bad input is exit 2 with one clear line, and
 // no rollout already on disk is touched.
 import { promises as fs } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { SkillMode } from "../agents/in-sandbox/skills.js";
 import { resolveAgent } from "../agents/registry.js";
@@ -36,6 +37,10 @@ export interface EvaluationSettings {
   trials?: number;
   /** How many trials run at once within a job (-j). Default 4. */
   concurrency?: number;
+  /** How many of the repeat jobs run at once (--parallel-jobs). Default 1: one after another. */
+  parallelJobs?: number;
+  /** Trials at once across every job of the run (--max-concurrent-trials). Default max(-j, 4 x cores). */
+  maxConcurrentTrials?: number;
   jobsDir?: string;
   /** Resume (or create) jobs of this name; default: a new name from the start time. */
   jobName?: string | null;
@@ -85,6 +90,9 @@ export interface PlannedEvaluation {
   backend: SandboxBackend;
   sandboxReason: string;
   concurrency: number;
+  /** Repeat jobs at once; their trials share one bound, maxConcurrentTrials. */
+  parallelJobs: number;
+  maxConcurrentTrials: number;
   retryAttempts: number;
   tasks: JobTask[];
   jobs: PlannedJob[];
@@ -103,6 +111,14 @@ function verifierHardening(value: unknown): "on" | "off" {
   throw new UserInputError(`verifierHardening must be "on" or "off"; got ${JSON.stringify(value)}`);
 }
 
+/**
+ * The run's bound on trials at once when --parallel-jobs multiplies -j: four per core, since a trial
+ * mostly waits on its model or its verifier; never below -j, so one job at a time runs as before.
+ */
+export function defaultMaxConcurrentTrials(concurrency: number): number {
+  return Math.max(concurrency, 4 * os.availableParallelism());
+}
+
 function positiveInt(value: number | undefined, fallback: number, flag: string, min = 1): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < min)
@@ -113,6 +129,12 @@ function positiveInt(value: number | undefined, fallback: number, flag: string, 
 export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEvaluation> {
   const trials = positiveInt(s.trials, 1, "--trials");
   const concurrency = positiveInt(s.concurrency, 4, "-j/--concurrency");
+  const parallelJobs = Math.min(positiveInt(s.parallelJobs, 1, "--parallel-jobs"), trials);
+  const maxConcurrentTrials = positiveInt(
+    s.maxConcurrentTrials,
+    defaultMaxConcurrentTrials(concurrency),
+    "--max-concurrent-trials",
+  );
   const retryAttempts = positiveInt(s.retryAttempts, 2, "--retry-attempts", 0);
   if (s.skillsDir && !(await fs.stat(s.skillsDir).catch(() => null))?.isDirectory()) {
     throw new UserInputError(
@@ -185,6 +207,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     sandbox: backend.kind,
     concurrency,
     trials,
+    ...(parallelJobs > 1 ? { parallel_jobs: parallelJobs, max_concurrent_trials: maxConcurrentTrials } : {}),
     policy: policy?.record ?? null,
     ...(multipliers ? { timeout_multipliers: multipliers } : {}),
     ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
@@ -199,6 +222,8 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     backend,
     sandboxReason: reason,
     concurrency,
+    parallelJobs,
+    maxConcurrentTrials,
     retryAttempts,
     tasks,
     jobs,
@@ -306,6 +331,8 @@ export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
     sandbox: plan.backend.kind,
     sandbox_reason: plan.sandboxReason,
     concurrency: plan.concurrency,
+    parallel_jobs: plan.parallelJobs,
+    max_concurrent_trials: plan.maxConcurrentTrials,
     retry_attempts: plan.retryAttempts,
     warnings: plan.warnings,
     jobs: plan.jobs.map((j) => ({ trial: j.trialLabel, job_dir: j.jobDir, resume: j.resume, plan: j.plan })),

@@ -1,4 +1,5 @@
-// One job: one pass over the tasks, `concurrency` trials at a time, infrastructure failures
+// One job: one pass over the tasks, `concurrency` trials at a time (each also through the run's
+// trial gate, shared with the jobs running beside it), infrastructure failures
 // retried, already-finished trials kept (resume), summary.json at the end.
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -11,7 +12,7 @@ import type { Task } from "../task/types.js";
 import { runTrial } from "../trial/run.js";
 import type { TrialHooks, TrialPlan } from "../trial/types.js";
 import { writeJsonAtomic } from "../util/fs.js";
-import { mapLimit } from "../util/limit.js";
+import { Limiter, mapLimit } from "../util/limit.js";
 import {
   type Attempt,
   finalAttempt,
@@ -39,6 +40,8 @@ export interface JobSpec {
   model: string | null;
   backend: SandboxBackend;
   concurrency: number;
+  /** The run's bound on trials at once, shared with the jobs that run beside this one. */
+  trialGate?: Limiter;
   retryAttempts: number;
   agentEnv: Record<string, string>;
   settings: Record<string, unknown>;
@@ -79,14 +82,18 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
     const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
     let notStarted = 0;
     try {
-      await mapLimit(pending, spec.concurrency, async ({ jobTask, previous }) => {
-        if (spec.signal.aborted) return;
-        if (spec.breaker?.signal.aborted) {
-          notStarted++;
-          return;
-        }
-        results.set(jobTask.task.name, await runWithRetries(withCleanup, jobTask, previous));
-      });
+      const gate = spec.trialGate ?? new Limiter(spec.concurrency);
+      await mapLimit(pending, spec.concurrency, ({ jobTask, previous }) =>
+        // Checked once a slot is free: the run may have stopped while this trial waited for one.
+        gate.run(async () => {
+          if (spec.signal.aborted) return;
+          if (spec.breaker?.signal.aborted) {
+            notStarted++;
+            return;
+          }
+          results.set(jobTask.task.name, await runWithRetries(withCleanup, jobTask, previous));
+        }),
+      );
     } finally {
       await Promise.all(cleanups);
     }

@@ -56,6 +56,16 @@ export const WrittenTrialConfig = z
     sandbox: z.string(),
     concurrency: z.number().int(),
     trials: z.number().int(),
+    parallel_jobs: z
+      .number()
+      .int()
+      .optional()
+      .describe("repeat jobs at once (--parallel-jobs), when above 1"),
+    max_concurrent_trials: z
+      .number()
+      .int()
+      .optional()
+      .describe("the run's bound on trials at once across its jobs, with --parallel-jobs"),
     policy: PolicyRecord.nullable(),
     skill_mode: z.string().optional(),
     skills_dir: z.string().nullable().optional(),
