@@ -75,6 +75,7 @@ async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void>
 function liveRollouts(j: ScannedJob, stats: ConvertStats, opts: ConvertOptions): RolloutFacts[] {
   const live: RolloutFacts[] = [];
   for (const r of j.rollouts) {
+    stats.noteInferred(r);
     const retried = j.retried.get(r.dir);
     if (retried) {
       stats.skip("skipped_retried");
