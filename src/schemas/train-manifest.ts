@@ -102,6 +102,18 @@ export const Manifest = z
     sources: z.array(z.string()),
     retried: z.array(RetriedAttempt),
     not_training_grade: z.array(z.object({ rollout_dir: z.string(), reason: z.string() })),
+    tool_call_ids_rewritten: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "a prime-sft JSONL source: assistant tool-call ids set to the id of the tool output after them",
+      ),
+    tool_messages_merged: z
+      .number()
+      .int()
+      .optional()
+      .describe("a prime-sft JSONL source: consecutive tool outputs for one call merged into one"),
     inferred: z
       .array(InferredRollout)
       .optional()
