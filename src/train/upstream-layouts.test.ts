@@ -9,6 +9,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { loadJob } from "../job/load-job.js";
 import { convertJob } from "./convert/convert.js";
+import { streamRollouts } from "./stream/stream.js";
 import { tmp } from "./testing/tmp.js";
 import { validateFile } from "./validate/validate.js";
 
@@ -347,5 +348,19 @@ describe("jobs folders in upstream's layouts", () => {
     ]);
     assert.equal(rows[0].model, "my-policy");
     assert.deepEqual(res.manifest.inferred, []);
+    // The stream reads the same folders the same way. The lock names another host, so the job reads
+    // as still running: the group closes at its size.
+    const records: Array<[string, boolean, number | null]> = [];
+    for await (const r of streamRollouts(path.dirname(job), {
+      follow: false,
+      groupAdvantage: "grpo",
+      groupSize: 2,
+    }))
+      records.push([r.rollout, r.retried, r.advantage === null ? null : Math.round(r.advantage * 100) / 100]);
+    assert.deepEqual(records.sort(), [
+      ["sql-4__step0-r00-a1", true, null],
+      ["sql-4__step0-r00-a2", false, 0.71],
+      ["sql-4__step0-r01-a1", false, -0.71],
+    ]);
   });
 });
