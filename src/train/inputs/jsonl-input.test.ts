@@ -98,6 +98,29 @@ describe("convert from a results.jsonl or a trainer JSONL", () => {
     assert.equal((await validateFile(out, { expectedRows: 1 })).ok, true);
   });
 
+  it("tool-call arguments: a valid string is kept as written, a malformed one is wrapped so the row still validates", async () => {
+    // test_train_convert_sanitizes_malformed_tool_call_arguments, test_..._preserves_tool_argument_tokens
+    const raw = JSON.stringify({ command: "ls -la", summary: "list" }).replace(",", ", ");
+    const malformed = `{"command":"python - <<'PY'\nunterminated`;
+    const call = (args: string) => ({
+      ...RESULTS_ROW,
+      completion: [
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "finish", arguments: args } }],
+        },
+      ],
+    });
+    const { dir, file } = source([call(raw), call(malformed)]);
+    const out = path.join(dir, "rows.jsonl");
+    await convertJob({ jobs: file, out, expectedRows: 2 });
+    const args = rowsOf(out).map((r) => r.messages[1].tool_calls[0].function.arguments);
+    assert.equal(args[0], raw);
+    assert.deepEqual(JSON.parse(args[1]), { _malformed_json_arguments: malformed });
+    assert.equal((await validateFile(out, { expectedRows: 2 })).ok, true);
+  });
+
   it("a BenchFlow results row trains on its last user turn; one not training-ready, errored or cut short gives no row", async () => {
     const whole = {
       example_id: 3,
