@@ -1,8 +1,12 @@
 // Filling upstream's gaps in result.json: each case is a result upstream writes or reads (its tests,
 // its aggregate payload, the legacy top-level reward), and what the train side makes of it.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
-import { inferResult } from "./infer.js";
+import { tmp } from "../train/testing/tmp.js";
+import { inferResult, parsePythonJson } from "./infer.js";
+import { readRolloutFolder } from "./rollout.js";
 
 const from = (
   config: Record<string, unknown> | null = null,
@@ -79,5 +83,30 @@ describe("inferResult", () => {
     assert.ok(!("problem" in r));
     assert.deepEqual(Object.keys(r.ignored).sort(), ["agent_name", "attempt"]);
     assert.equal(r.result.rewards?.reward, 1);
+  });
+
+  it("Python's json.dumps output: NaN and Infinity read as null outside strings, kept inside them", () => {
+    assert.deepEqual(parsePythonJson('{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN \\" Infinity"}'), {
+      a: null,
+      b: [null, null],
+      c: 'NaN " Infinity',
+    });
+    assert.equal(parsePythonJson('{"a": '), undefined);
+  });
+
+  it("a rollout folder: the train side reads a result with NaN, the run side calls it cut short", async () => {
+    const dir = path.join(tmp("bf-infer-"), "task-a__0badf00d");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, "result.json"),
+      '{"task_name": "task-a", "rewards": {"reward": 1.0}, "agent_result": {"cost_usd": NaN}}',
+    );
+    const train = await readRolloutFolder(dir, { infer: true });
+    assert.equal(train.resultState, "present");
+    assert.equal(train.reward, 1);
+    assert.ok(train.ignored["(file)"]);
+    const run = await readRolloutFolder(dir);
+    assert.equal(run.resultState, "truncated");
+    assert.deepEqual(run.inferred, {});
   });
 });

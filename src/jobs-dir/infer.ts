@@ -26,6 +26,35 @@ export interface InferenceSources {
   plan: { agent?: unknown; model?: unknown } | null;
 }
 
+/**
+ * JSON as Python's json.dumps writes it, which allows NaN, Infinity and -Infinity (upstream writes
+ * result.json that way): those tokens, outside strings, read as null. undefined: not JSON even so.
+ */
+export function parsePythonJson(text: string): unknown {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (inString) {
+      out += c;
+      if (c === "\\") out += text[++i] ?? "";
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    const token = ["-Infinity", "Infinity", "NaN"].find((t) => text.startsWith(t, i));
+    if (token) {
+      out += "null";
+      i += token.length - 1;
+    } else out += c;
+  }
+  try {
+    return JSON.parse(out);
+  } catch {
+    return undefined;
+  }
+}
+
 /** TrialResult, except that `agent` may be unknown: only an inferred result has a null agent. */
 const InferredTrialResult = TrialResult.extend({ agent: z.string().nullable() });
 /** The fields every reader keys on: filled above, never left out. */

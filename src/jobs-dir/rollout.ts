@@ -3,7 +3,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type EvaluationPlan, ReplacedMarker, TrialResult } from "../schemas/result.js";
-import { type Inferred, inferResult } from "./infer.js";
+import { type Inferred, inferResult, parsePythonJson } from "./infer.js";
 import { CONFIG, groupAttemptOf, REPLACED, RESULT, taskOfRolloutName } from "./layout.js";
 import { deriveOutcome, type RolloutOutcome } from "./outcome.js";
 
@@ -80,7 +80,7 @@ interface ResultRead {
   raw: Record<string, unknown> | null;
 }
 
-async function readResultFile(dir: string): Promise<ResultRead> {
+async function readResultFile(dir: string, infer = false): Promise<ResultRead> {
   const text = await readText(path.join(dir, RESULT));
   if (text === undefined) return { state: "missing", result: null, problem: null, raw: null };
   let raw: unknown;
@@ -88,7 +88,9 @@ async function readResultFile(dir: string): Promise<ResultRead> {
     raw = JSON.parse(text);
   } catch (err) {
     const problem = `not valid JSON (${(err as Error).message})`;
-    return { state: "truncated", result: null, problem, raw: null };
+    // Upstream's json.dumps writes NaN and Infinity: the train side reads them as null.
+    const python = infer ? parsePythonJson(text) : undefined;
+    return { state: "truncated", result: null, problem, raw: isRecord(python) ? python : null };
   }
   const obj = isRecord(raw) ? raw : null;
   const parsed = TrialResult.safeParse(raw);
@@ -139,7 +141,7 @@ export async function readRolloutFolder(
   job: { plan?: EvaluationPlan | null; infer?: boolean } = {},
 ): Promise<RolloutFolder> {
   const [read, replaced, stat] = await Promise.all([
-    readResultFile(dir),
+    readResultFile(dir, job.infer),
     readReplaced(dir),
     fs.stat(dir).catch(() => null),
   ]);
@@ -155,6 +157,8 @@ export async function readRolloutFolder(
     if ("problem" in filled) problem = filled.problem;
     else {
       ({ result, inferred, ignored } = filled);
+      if (state === "truncated" && problem?.startsWith("not valid JSON"))
+        ignored = { ...ignored, "(file)": "NaN or Infinity (Python's json.dumps) read as null" };
       state = "present";
       problem = null;
     }
