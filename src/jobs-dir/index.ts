@@ -3,6 +3,7 @@
 //   layout      file names and folder patterns
 //   discover    job folders and rollout folders under a path
 //   rollout     one rollout folder: result, marker, trial key, attempt facts, outcome
+//   infer       the train side's filling of what upstream's result.json leaves out
 //   outcome     the outcome fields, derived one way
 //   attempts    the one final-attempt rule
 //   job-files   plan, summary (not_started, stopped), lock, job state
@@ -48,6 +49,7 @@ export {
   readSummary,
   type SummaryFacts,
 } from "./job-files.js";
+export { type Inferred, inferResult, parsePythonJson } from "./infer.js";
 export * from "./layout.js";
 export { deriveOutcome, type RolloutOutcome, rewardOf } from "./outcome.js";
 export {
