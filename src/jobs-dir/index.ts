@@ -40,6 +40,7 @@ export {
   type Wire,
   wireOf,
 } from "./exchange.js";
+export { type Inferred, inferResult, parsePythonJson } from "./infer.js";
 export {
   type JobState,
   jobState,
@@ -49,7 +50,6 @@ export {
   readSummary,
   type SummaryFacts,
 } from "./job-files.js";
-export { type Inferred, inferResult, parsePythonJson } from "./infer.js";
 export * from "./layout.js";
 export { deriveOutcome, type RolloutOutcome, rewardOf } from "./outcome.js";
 export {

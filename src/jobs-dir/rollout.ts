@@ -152,7 +152,7 @@ export async function readRolloutFolder(
   let inferred: Inferred = {};
   let ignored: Record<string, string> = {};
   if (job.infer && read.raw) {
-    // A whole result needs nothing from config.json; only a legacy top-level reward can change.
+    // config.json is read only when the strict read failed: a whole result names its agent and model.
     const filled = inferResult(read.raw, { name, config, plan });
     if ("problem" in filled) problem = filled.problem;
     else {
