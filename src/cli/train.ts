@@ -64,7 +64,10 @@ export function registerTrainCommands(program: Command): Command {
     .description(
       "Write one training row per rollout (or per model call) from a job, a folder of jobs or a rollout",
     )
-    .argument("<jobs>", "a rollout folder, a job folder, or a folder of jobs")
+    .argument(
+      "<jobs>",
+      "a rollout folder, a job folder, a folder of jobs, or a results.jsonl / trainer JSONL",
+    )
     .requiredOption("-o, --out <file>", "the JSONL file to write")
     .option("--format <format>", "prime-sft, trl-sft or tokens", "prime-sft")
     .option("--row-mode <mode>", "rollout (the last model call) or exchange (every model call)", "rollout")

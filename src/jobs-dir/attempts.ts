@@ -7,7 +7,9 @@
 //   4. the later started_at;
 //   5. the newer folder mtime (last: `cp -r` without -p rewrites it);
 //   6. the folder name, so that the choice never depends on readdir order.
-// Outside an evaluation (a bare folder of rollouts) every rollout is its own trial.
+// Outside an evaluation (a bare folder of rollouts) every rollout is its own trial, except that the
+// attempts upstream's rollout_group names `<task>__<group_id>-rNN-aK` are attempts of member NN
+// wherever they sit, and the members of a group are separate trials even in an evaluation.
 import type { Replaced } from "./rollout.js";
 
 /** What the rule reads of an attempt; RolloutFolder and the train side's facts both carry it. */
@@ -22,6 +24,8 @@ export interface AttemptFacts {
   attempt: number | null;
   startedAt: string | null;
   mtimeMs: number;
+  /** A rollout_group member (`<group_id>-rNN`) when the folder name says so: its attempts are one trial. */
+  member?: string | null;
 }
 
 /** Negative when a was made before b: attempt number, then started_at, then mtime, then name. */
@@ -50,7 +54,7 @@ export function finalAttempt<T extends AttemptFacts>(attempts: readonly T[]): T 
 
 /** The trial an attempt belongs to within its job folder. */
 export function trialKeyOf(a: AttemptFacts): string {
-  return JSON.stringify([a.task, a.agent, a.model]);
+  return JSON.stringify(a.member ? [a.task, a.agent, a.model, a.member] : [a.task, a.agent, a.model]);
 }
 
 /**
@@ -63,9 +67,9 @@ export function supersededIn(
 ): Map<string, Replaced> {
   const out = new Map<string, Replaced>();
   for (const r of rollouts) if (r.replaced) out.set(r.dir, r.replaced);
-  if (!isEvaluation) return out;
   const trials = new Map<string, AttemptFacts[]>();
   for (const r of rollouts) {
+    if (!isEvaluation && !r.member) continue;
     const key = trialKeyOf(r);
     const list = trials.get(key);
     if (list) list.push(r);

@@ -3,6 +3,7 @@
 //   layout      file names and folder patterns
 //   discover    job folders and rollout folders under a path
 //   rollout     one rollout folder: result, marker, trial key, attempt facts, outcome
+//   infer       the train side's filling of what upstream's result.json leaves out
 //   outcome     the outcome fields, derived one way
 //   attempts    the one final-attempt rule
 //   job-files   plan, summary (not_started, stopped), lock, job state
@@ -39,6 +40,7 @@ export {
   type Wire,
   wireOf,
 } from "./exchange.js";
+export { type Inferred, inferResult, parsePythonJson } from "./infer.js";
 export {
   type JobState,
   jobState,

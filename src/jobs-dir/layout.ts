@@ -30,11 +30,20 @@ export const ROLLOUT_MARKERS: readonly string[] = [RESULT, CONFIG, REPLACED, TRA
 
 /** Upstream names a rollout folder `<task>__<8 hex>`. */
 const ROLLOUT_NAME = /^(.+)__[0-9a-f]{8}$/;
+/** Upstream's `bf.rollout_group` names attempt K of member NN of a group `<task>__<group_id>-rNN-aK`. */
+const GROUP_ATTEMPT_NAME = /^(.+)__(.+)-r(\d+)-a(\d+)$/;
 /** The repeat a job belongs to: `trial-01`, `trial-02`, ... (at least two digits). */
 const TRIAL_DIR = /^trial-\d+$/;
 
 export function isRolloutName(name: string): boolean {
   return ROLLOUT_NAME.test(name);
+}
+
+/** A rollout_group attempt: its member (`<group_id>-rNN`, one trial) and its attempt number K. */
+export function groupAttemptOf(name: string): { member: string; attempt: number } | null {
+  const m = GROUP_ATTEMPT_NAME.exec(name);
+  if (!m) return null;
+  return { member: `${m[2]}-r${m[3]}`, attempt: Number(m[4]) };
 }
 
 function isTrialDir(name: string): boolean {

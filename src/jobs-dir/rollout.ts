@@ -3,7 +3,8 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type EvaluationPlan, ReplacedMarker, TrialResult } from "../schemas/result.js";
-import { CONFIG, REPLACED, RESULT, taskOfRolloutName } from "./layout.js";
+import { type Inferred, inferResult, parsePythonJson } from "./infer.js";
+import { CONFIG, groupAttemptOf, REPLACED, RESULT, taskOfRolloutName } from "./layout.js";
 import { deriveOutcome, type RolloutOutcome } from "./outcome.js";
 
 /** present: result.json parsed; missing: none yet (running, or the run died); truncated: cut short or not a result. */
@@ -29,14 +30,20 @@ export interface RolloutFolder {
   agent: string | null;
   model: string | null;
   taskDigest: string | null;
-  /** The attempt number the writer recorded (1 for the first run of a trial), null when unknown. */
+  /** The attempt number the writer recorded (1 for the first run of a trial), else the folder name's `-aK`. */
   attempt: number | null;
+  /** A rollout_group member (`<group_id>-rNN`) when the folder name says so. */
+  member: string | null;
   startedAt: string | null;
   finishedAt: string | null;
   /** The folder's mtime: the last tie-break of the attempt rule (a copy can change it). */
   mtimeMs: number;
   reward: number | null;
   outcome: RolloutOutcome;
+  /** Read with `infer`: what was filled in for a result.json that lacks fields, and from where ({} when none). */
+  inferred: Inferred;
+  /** Read with `infer`: fields of the wrong type that were left out, and why. */
+  ignored: Record<string, string>;
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
@@ -65,22 +72,45 @@ export async function readObject(file: string): Promise<Record<string, unknown> 
   }
 }
 
-export async function readResult(
-  dir: string,
-): Promise<{ state: ResultState; result: TrialResult | null; problem: string | null }> {
+interface ResultRead {
+  state: ResultState;
+  result: TrialResult | null;
+  problem: string | null;
+  /** The parsed file when it is a JSON object (what inference starts from). */
+  raw: Record<string, unknown> | null;
+}
+
+async function readResultFile(dir: string, infer = false): Promise<ResultRead> {
   const text = await readText(path.join(dir, RESULT));
-  if (text === undefined) return { state: "missing", result: null, problem: null };
+  if (text === undefined) return { state: "missing", result: null, problem: null, raw: null };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    return { state: "truncated", result: null, problem: `not valid JSON (${(err as Error).message})` };
+    const problem = `not valid JSON (${(err as Error).message})`;
+    // Upstream's json.dumps writes NaN and Infinity: the train side reads them as null.
+    const python = infer ? parsePythonJson(text) : undefined;
+    return { state: "truncated", result: null, problem, raw: isRecord(python) ? python : null };
   }
+  const obj = isRecord(raw) ? raw : null;
   const parsed = TrialResult.safeParse(raw);
-  if (parsed.success) return { state: "present", result: parsed.data, problem: null };
+  if (parsed.success) return { state: "present", result: parsed.data, problem: null, raw: obj };
   const issue = parsed.error.issues[0];
   const field = issue?.path.join(".") || "(top level)";
-  return { state: "truncated", result: null, problem: `field ${field}: ${issue?.message ?? "invalid"}` };
+  return {
+    state: "truncated",
+    result: null,
+    problem: `field ${field}: ${issue?.message ?? "invalid"}`,
+    raw: obj,
+  };
+}
+
+/** result.json read whole: a result that lacks a field we write reads as cut short. */
+export async function readResult(
+  dir: string,
+): Promise<{ state: ResultState; result: TrialResult | null; problem: string | null }> {
+  const { state, result, problem } = await readResultFile(dir);
+  return { state, result, problem };
 }
 
 /** A marker that is there but does not parse still means replaced: only a retry or resume writes one. */
@@ -102,20 +132,38 @@ async function readReplaced(dir: string): Promise<Replaced | null> {
 
 /**
  * Reads one rollout folder. A missing or cut-short result still belongs to its trial: its key values
- * come from the job's plan, else from the rollout's config.json, else from the folder name.
+ * come from the job's plan, else from the rollout's config.json, else from the folder name. With
+ * `infer` (the train side), a result.json that lacks fields we write (upstream's) is filled in as
+ * upstream's readers fill it (infer.ts), and `inferred` says what came from where.
  */
 export async function readRolloutFolder(
   dir: string,
-  job: { plan?: EvaluationPlan | null } = {},
+  job: { plan?: EvaluationPlan | null; infer?: boolean } = {},
 ): Promise<RolloutFolder> {
-  const [{ state, result, problem }, replaced, stat] = await Promise.all([
-    readResult(dir),
+  const [read, replaced, stat] = await Promise.all([
+    readResultFile(dir, job.infer),
     readReplaced(dir),
     fs.stat(dir).catch(() => null),
   ]);
   const name = path.basename(dir);
   const plan = job.plan ?? null;
+  let { state, result, problem } = read;
   const config = result ? null : await readObject(path.join(dir, CONFIG));
+  let inferred: Inferred = {};
+  let ignored: Record<string, string> = {};
+  if (job.infer && read.raw) {
+    // config.json is read only when the strict read failed: a whole result names its agent and model.
+    const filled = inferResult(read.raw, { name, config, plan });
+    if ("problem" in filled) problem = filled.problem;
+    else {
+      ({ result, inferred, ignored } = filled);
+      if (state === "truncated" && problem?.startsWith("not valid JSON"))
+        ignored = { ...ignored, "(file)": "NaN or Infinity (Python's json.dumps) read as null" };
+      state = "present";
+      problem = null;
+    }
+  }
+  const groupAttempt = groupAttemptOf(name);
   const task = str(result?.task_name) ?? taskOfRolloutName(name);
   const outcome = deriveOutcome(result);
   return {
@@ -132,11 +180,14 @@ export async function readRolloutFolder(
       str(result?.task_digest) ??
       str(plan?.tasks?.find((t) => t.name === task)?.digest) ??
       str(config?.task_digest),
-    attempt: typeof result?.attempt === "number" ? result.attempt : null,
+    attempt: typeof result?.attempt === "number" ? result.attempt : (groupAttempt?.attempt ?? null),
+    member: groupAttempt?.member ?? null,
     startedAt: str(result?.started_at),
     finishedAt: str(result?.finished_at),
     mtimeMs: stat?.mtimeMs ?? 0,
     reward: outcome.reward,
     outcome,
+    inferred,
+    ignored,
   };
 }

@@ -75,6 +75,20 @@ export const RetriedAttempt = z.object({
 });
 export type RetriedAttempt = z.infer<typeof RetriedAttempt>;
 
+export const InferredRollout = z.object({
+  rollout_dir: z.string(),
+  inferred: z
+    .record(z.string(), z.string().nullable())
+    .describe(
+      'result.json fields filled in, and from where ("folder name", "config.json", "evaluation.json", "reward" for a legacy top-level reward); null: nothing to fill from, left null',
+    ),
+  ignored: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("result.json fields of the wrong type, left out, and why"),
+});
+export type InferredRollout = z.infer<typeof InferredRollout>;
+
 export const Manifest = z
   .object({
     schema_version: z.literal("benchflow.train-manifest.v1"),
@@ -88,6 +102,22 @@ export const Manifest = z
     sources: z.array(z.string()),
     retried: z.array(RetriedAttempt),
     not_training_grade: z.array(z.object({ rollout_dir: z.string(), reason: z.string() })),
+    tool_call_ids_rewritten: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "a prime-sft JSONL source: assistant tool-call ids set to the id of the tool output after them",
+      ),
+    tool_messages_merged: z
+      .number()
+      .int()
+      .optional()
+      .describe("a prime-sft JSONL source: consecutive tool outputs for one call merged into one"),
+    inferred: z
+      .array(InferredRollout)
+      .optional()
+      .describe("rollouts whose result.json lacked fields (upstream's), with what was filled in"),
     training_signal: z
       .object({
         group_advantage: NormalisationName,

@@ -5,6 +5,7 @@
 //   dialects/   a recorded call (any dialect) as chat messages and tools (the walks: src/dialects)
 //   tokens/     token sequences from captured token ids
 //   convert/    rows and the manifest (`bench train convert`)
+//   inputs/     convert's other sources: a results.jsonl or an existing trainer JSONL
 //   stream/     live rollout records (`bench train stream`) and how a stream ends
 //   validate/   row checks (`bench train validate`)
 //   testing/    test helpers (job and trajectory builders), not part of the library

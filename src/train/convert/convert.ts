@@ -10,6 +10,7 @@ import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { mapLimit } from "../../util/limit.js";
 import { NORMALISATIONS } from "../groups/advantage.js";
 import { groupKeyOf, parseGroupBy, policyVersionKey } from "../groups/groups.js";
+import { convertJsonlInput, isJsonlInput } from "../inputs/jsonl-input.js";
 import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
@@ -75,6 +76,7 @@ async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void>
 function liveRollouts(j: ScannedJob, stats: ConvertStats, opts: ConvertOptions): RolloutFacts[] {
   const live: RolloutFacts[] = [];
   for (const r of j.rollouts) {
+    stats.noteInferred(r);
     const retried = j.retried.get(r.dir);
     if (retried) {
       stats.skip("skipped_retried");
@@ -95,6 +97,8 @@ function liveRollouts(j: ScannedJob, stats: ConvertStats, opts: ConvertOptions):
 
 export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const { format, rowMode } = assertOptions(opts);
+  // A results.jsonl or a trainer JSONL in place of a jobs folder (src/train/inputs).
+  if (await isJsonlInput(opts.jobs)) return convertJsonlInput(opts, format, rowMode);
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
   const scan = await scanJobs(opts.jobs);
   await assertOutputs(opts, scan);

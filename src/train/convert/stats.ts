@@ -1,7 +1,8 @@
 // Counters for one conversion and the manifest they become.
 
-import type { Manifest, RetriedAttempt, SkipReason } from "../../schemas/train-manifest.js";
+import type { InferredRollout, Manifest, RetriedAttempt, SkipReason } from "../../schemas/train-manifest.js";
 import { SKIP_REASONS } from "../../schemas/train-manifest.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { ManifestSink } from "./manifest-writer.js";
 import type { RowMode } from "./rows.js";
@@ -15,6 +16,8 @@ export class ConvertStats {
   readonly skips = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
   readonly retried: RetriedAttempt[] = [];
   readonly notTrainingGrade: Array<{ rollout_dir: string; reason: string }> = [];
+  /** Rollouts whose result.json lacked fields (upstream's): what was filled in, from where. */
+  readonly inferred: InferredRollout[] = [];
 
   constructor(
     readonly format: RowFormat,
@@ -25,6 +28,12 @@ export class ConvertStats {
 
   skip(reason: SkipReason, n = 1): void {
     this.skips[reason] += n;
+  }
+
+  noteInferred(r: RolloutFacts): void {
+    if (Object.keys(r.inferred).length === 0 && Object.keys(r.ignored).length === 0) return;
+    const ignored = Object.keys(r.ignored).length > 0 ? { ignored: r.ignored } : {};
+    this.inferred.push({ rollout_dir: r.displayDir, inferred: r.inferred, ...ignored });
   }
 
   addSkips(skips: Partial<Record<SkipReason, number>>): void {
@@ -44,6 +53,7 @@ export class ConvertStats {
       sources: this.sink.sources,
       retried: this.retried,
       not_training_grade: this.notTrainingGrade,
+      inferred: this.inferred,
       training_signal: signal
         ? {
             group_advantage: signal.totals.normalisation,

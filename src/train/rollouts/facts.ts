@@ -41,9 +41,15 @@ export interface RolloutFacts {
   outcome: string | null;
   replaced: Replaced | null;
   attempt: number | null;
+  /** A rollout_group member (`<group_id>-rNN`): its attempts are one trial. */
+  member: string | null;
   startedAt: string | null;
   finishedAt: string | null;
   mtimeMs: number;
+  /** What was filled in for a result.json that lacks fields (upstream's), and from where; {} when none. */
+  inferred: Record<string, string | null>;
+  /** Fields of result.json of the wrong type, left out, and why. */
+  ignored: Record<string, string>;
 }
 
 export interface ResultSummary {
@@ -101,9 +107,12 @@ export function factsOf(
     outcome: f.outcome.outcome,
     replaced: f.replaced,
     attempt: f.attempt,
+    member: f.member,
     startedAt: f.startedAt,
     finishedAt: f.finishedAt,
     mtimeMs: f.mtimeMs,
+    inferred: f.inferred,
+    ignored: f.ignored,
   };
 }
 
@@ -118,5 +127,6 @@ export async function readRollout(
   dir: string,
   where: { job: JobInfo; root: string; displayRoot: string },
 ): Promise<RolloutFacts> {
-  return factsOf(await readRolloutFolder(dir, { plan: where.job.plan }), where);
+  // The train side reads upstream's folders too: a result.json that lacks fields is filled in.
+  return factsOf(await readRolloutFolder(dir, { plan: where.job.plan, infer: true }), where);
 }

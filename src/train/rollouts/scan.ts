@@ -42,9 +42,14 @@ export interface Scan {
 export async function assertFolder(input: string): Promise<string> {
   const root = path.resolve(input);
   const stat = await fs.stat(root).catch(() => null);
+  if (stat?.isFile()) {
+    throw new UserInputError(
+      `${input} is a file; give a rollout folder, a job folder, a folder of jobs, or a .jsonl file (a results.jsonl or trainer rows).`,
+    );
+  }
   if (!stat?.isDirectory()) {
     throw new UserInputError(
-      `${input}: no such folder. Give a rollout folder, a job folder or a folder of jobs.`,
+      `${input}: no such folder. Give a rollout folder, a job folder, a folder of jobs, or a results.jsonl.`,
     );
   }
   return root;

@@ -1,0 +1,93 @@
+// `bench train convert FILE.jsonl`: a canonical results.jsonl or an existing trainer JSONL in place
+// of a jobs folder, as upstream takes them (§5.2). There are no rollout folders behind such a file,
+// so what needs them (groups and advantages, token rows) is refused with the fix; the rows are
+// re-checked and written atomically like any conversion, with the same manifest.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { UserInputError } from "../../errors.js";
+import { ManifestSink } from "../convert/manifest-writer.js";
+import { RowWriter } from "../convert/row-writer.js";
+import type { RowMode } from "../convert/rows.js";
+import { ConvertStats } from "../convert/stats.js";
+import type { ConvertOptions, ConvertResult } from "../convert/types.js";
+import type { RowFormat } from "../validate/validate.js";
+import { primeRowOf, type Repairs } from "./prime-from-jsonl.js";
+import { readSourceLines } from "./source-rows.js";
+import { trlRowsOf } from "./trl-from-jsonl.js";
+
+/** A file whose name ends in .jsonl: upstream's test for a JSONL source. */
+export async function isJsonlInput(input: string): Promise<boolean> {
+  if (path.extname(input) !== ".jsonl") return false;
+  const stat = await fs.stat(input).catch(() => null);
+  return stat?.isFile() ?? false;
+}
+
+function assertJsonlOptions(opts: ConvertOptions, format: RowFormat): void {
+  const needsRollouts = (what: string) =>
+    new UserInputError(
+      `${what} needs a rollout or jobs directory; ${opts.jobs} is a JSONL file, which has no rollout folders behind it. ` +
+        "Convert the jobs folder instead, or leave the flag out.",
+    );
+  if (opts.groupAdvantage !== undefined) throw needsRollouts("--group-advantage");
+  if (format === "tokens") throw needsRollouts("--format tokens");
+  if (path.resolve(opts.out) === path.resolve(opts.jobs))
+    throw new UserInputError(
+      `--out must differ from the source JSONL (${opts.jobs}); give the rows another file.`,
+    );
+  if (opts.manifest && path.resolve(opts.manifest) === path.resolve(opts.jobs))
+    throw new UserInputError(`--manifest must differ from the source JSONL (${opts.jobs}).`);
+}
+
+export async function convertJsonlInput(
+  opts: ConvertOptions,
+  format: RowFormat,
+  rowMode: RowMode,
+): Promise<ConvertResult> {
+  assertJsonlOptions(opts, format);
+  const display = opts.jobs;
+  const lines = await readSourceLines(opts.jobs, display);
+  const sink = await ManifestSink.open(opts.manifest, opts.keepGroups ?? true);
+  const stats = new ConvertStats(format, rowMode, sink);
+  const repairs: Repairs = { tool_call_ids_rewritten: 0, tool_messages_merged: 0 };
+  const writer = await RowWriter.open(opts.out);
+  try {
+    await sink.addSource(display);
+    for (const line of lines) {
+      stats.rolloutsSeen++;
+      const produced =
+        format === "prime-sft"
+          ? primeOne(primeRowOf(line, { display, minReward: opts.minReward, repairs }))
+          : trlRowsOf(line, { display, minReward: opts.minReward, rowMode });
+      stats.addSkips(produced.skips);
+      stats.exchangesSeen += produced.exchanges;
+      for (const { row, toolCalls } of produced.rows) {
+        await writer.write(row);
+        stats.rowsWritten++;
+        if (toolCalls > 0) stats.rowsWithToolCalls++;
+      }
+    }
+    if (opts.expectedRows !== undefined && stats.rowsWritten !== opts.expectedRows) {
+      throw new UserInputError(
+        `--expected-rows ${opts.expectedRows}: the conversion gives ${stats.rowsWritten} row(s); nothing was written.`,
+      );
+    }
+    await writer.commit();
+  } catch (err) {
+    await writer.abort();
+    await sink.abort();
+    throw err;
+  }
+  const manifest = { ...stats.manifest(null), ...(format === "prime-sft" ? repairs : {}) };
+  await sink.finish(manifest);
+  return { rows: stats.rowsWritten, rollouts: stats.rolloutsSeen, manifest, groups: null };
+}
+
+/** A prime-sft source line gives at most one row; each line is one model call's conversation. */
+function primeOne(p: ReturnType<typeof primeRowOf>) {
+  return {
+    rows: p.row ? [{ row: p.row, toolCalls: p.toolCalls }] : [],
+    skips: p.skip ? { [p.skip]: 1 } : {},
+    // Upstream counts no exchanges for a prime-sft JSONL source.
+    exchanges: 0,
+  };
+}
