@@ -13,6 +13,7 @@ import { TRAJECTORY } from "../../jobs-dir/index.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
 import { conversationOf, type Repairs, repairToolOutputs, requestModelOf } from "../dialects/index.js";
+import { upstreamConversationOf } from "../dialects/upstream-rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
@@ -64,7 +65,7 @@ function common(facts: RolloutFacts) {
 export function rowsOfRollout(
   exchanges: readonly Exchange[],
   facts: RolloutFacts,
-  opts: { format: RowFormat; rowMode: RowMode },
+  opts: { format: RowFormat; rowMode: RowMode; upstreamRows?: boolean },
 ): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
   const bump = (k: keyof RowsOutcome["skips"], n = 1) => {
@@ -91,7 +92,7 @@ export function rowsOfRollout(
   for (const ex of candidates) {
     // One rollout is one row in rollout mode, with the combined reward; an exchange row names its step.
     const step = opts.rowMode === "exchange" ? stepOf(ex) : null;
-    const conv = conversationOf(ex);
+    const conv = opts.upstreamRows ? upstreamConversationOf(ex) : conversationOf(ex);
     if (!conv.assistant) {
       bump("skipped_no_assistant");
       continue;
