@@ -79,6 +79,10 @@ export function registerTrainCommands(program: Command): Command {
     )
     .option("--manifest <file>", "write counts by reason and every group with its members")
     .option("--expected-rows <n>", "fail, writing nothing, unless exactly this many rows come out")
+    .option(
+      "--upstream-rows",
+      "read each model call exactly as upstream's converter does (it drops Anthropic tool calls, system prompts and tool schemas)",
+    )
     .action((jobs: string, o: Record<string, string | undefined>) =>
       action("convert", async () => {
         const out = o.out as string;
@@ -93,6 +97,7 @@ export function registerTrainCommands(program: Command): Command {
           manifest: o.manifest,
           expectedRows: num("--expected-rows", o.expectedRows, { integer: true, min: 0 }),
           keepGroups: false,
+          upstreamRows: (o.upstreamRows as unknown) === true,
           onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
         });
         process.stdout.write(`${convertLines(res, out).join("\n")}\n`);

@@ -35,13 +35,21 @@ function defs<Def>(tools: unknown, style: ToolStyle<Def>, fieldsOf: (t: Obj) => 
   });
 }
 
-/** Anthropic: client tools have no type or type "custom"; server tools (web search, ...) have another. */
+/**
+ * Anthropic: client tools have no type or type "custom"; server tools (web search, ...) have another.
+ * With `nestedFunction`, a tool in chat's shape ({type: "function", function: {...}}), which some
+ * proxies record in a /v1/messages request, is read as the client tool it is.
+ */
 export function anthropicToolDefs<Def>(tools: unknown, style: ToolStyle<Def>): Def[] {
-  return defs(tools, style, (t) =>
-    !style.keepBuiltIn && t.type !== undefined && t.type !== "custom"
-      ? null
-      : { name: t.name, description: t.description, parameters: t.input_schema, custom: false },
-  );
+  return defs(tools, style, (t) => {
+    if (style.nestedFunction && isObj(t.function)) {
+      const fn = t.function;
+      return { name: fn.name, description: fn.description, parameters: fn.parameters, custom: false };
+    }
+    if (!style.keepBuiltIn && t.type !== undefined && t.type !== "custom") return null;
+    const parameters = t.input_schema ?? (style.nestedFunction ? t.parameters : undefined);
+    return { name: t.name, description: t.description, parameters, custom: false };
+  });
 }
 
 /**

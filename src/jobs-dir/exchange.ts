@@ -2,6 +2,7 @@
 // the agent's own dialect, so they are read through small guards rather than one strict schema.
 import { UserInputError } from "../errors.js";
 import { isRecord, readJsonLines } from "../util/jsonl.js";
+import { inferCallPurpose } from "./call-purpose.js";
 
 export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages";
 type Obj = Record<string, unknown>;
@@ -43,10 +44,12 @@ export function statusOf(ex: Exchange): number | null {
   return typeof s === "number" ? s : null;
 }
 
-/** A call that reached the model and got an answer. */
+/**
+ * A call that reached the model and got an answer: HTTP 200, as upstream counts it (a 201 or a
+ * missing status is not), and no error object in the body (a stream that failed after its 200).
+ */
 export function isSuccessful(ex: Exchange): boolean {
-  const s = statusOf(ex);
-  return s !== null && s >= 200 && s < 300 && !isRecord(responseBody(ex).error);
+  return statusOf(ex) === 200 && !isRecord(responseBody(ex).error);
 }
 
 export function tokenCaptureOf(ex: Exchange): Obj | undefined {
@@ -54,9 +57,14 @@ export function tokenCaptureOf(ex: Exchange): Obj | undefined {
   return isRecord(tc) ? tc : undefined;
 }
 
-export function callPurposeOf(ex: Exchange): string {
+/**
+ * What the call was for: the recorder's `call_purpose`, else inferred from the request as upstream
+ * does (OpenCode's title, summary and compaction calls; see call-purpose.ts). `agent`: the rollout's.
+ */
+export function callPurposeOf(ex: Exchange, agent?: string | null): string {
   const p = ex.metadata.call_purpose;
-  return typeof p === "string" && p !== "" ? p : "agent";
+  if (typeof p === "string" && p !== "") return p;
+  return inferCallPurpose(agent, isRecord(ex.request.body) ? ex.request.body : undefined);
 }
 
 /** The step of a multi-step task the call was made in (metadata.step), or null. */
@@ -86,7 +94,9 @@ export function wireOf(ex: Exchange): Wire {
   const res = responseBody(ex);
   if (res.type === "message" || (typeof req.system !== "undefined" && !("input" in req)))
     return "anthropic-messages";
-  if (res.object === "response" || ("input" in req && !("messages" in req))) return "openai-responses";
+  // A chat `messages` list decides (OpenHands sends one, with Responses items in it, and gets a
+  // Responses answer); without one, a Responses request or answer.
+  if (!("messages" in req) && ("input" in req || res.object === "response")) return "openai-responses";
   return "openai-chat";
 }
 

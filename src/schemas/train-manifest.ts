@@ -99,21 +99,19 @@ export const Manifest = z
     rows_written: z.number().int(),
     rows_with_tool_calls: z.number().int(),
     ...SKIP_COUNTS,
-    sources: z.array(z.string()),
-    retried: z.array(RetriedAttempt),
-    not_training_grade: z.array(z.object({ rollout_dir: z.string(), reason: z.string() })),
     tool_call_ids_rewritten: z
       .number()
       .int()
-      .optional()
       .describe(
-        "a prime-sft JSONL source: assistant tool-call ids set to the id of the tool output after them",
+        "tool calls whose id was set to that of the output answering them (older rows' fc_/call_ ids)",
       ),
     tool_messages_merged: z
       .number()
       .int()
-      .optional()
-      .describe("a prime-sft JSONL source: consecutive tool outputs for one call merged into one"),
+      .describe("tool outputs merged into the one before them (same call id, one output in fragments)"),
+    sources: z.array(z.string()),
+    retried: z.array(RetriedAttempt),
+    not_training_grade: z.array(z.object({ rollout_dir: z.string(), reason: z.string() })),
     inferred: z
       .array(InferredRollout)
       .optional()

@@ -52,7 +52,8 @@ describe("job folders written by upstream BenchFlow", () => {
     assert.deepEqual(call, {
       id: "toolu_01",
       type: "function",
-      function: { name: "Bash", arguments: '{"command":"echo hello > /app/hello.txt"}' },
+      // An object input written as upstream's json.dumps writes it.
+      function: { name: "Bash", arguments: '{"command": "echo hello > /app/hello.txt"}' },
     });
     assert.deepEqual(
       rows[0].tool_defs.map((t: { function: { name: string } }) => t.function.name),

@@ -107,7 +107,14 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const writer = await RowWriter.open(opts.out);
   let totals: GroupTotals | null = null;
   try {
-    const ctx: WriteContext = { format, rowMode, minReward: opts.minReward, stats, writer };
+    const ctx: WriteContext = {
+      format,
+      rowMode,
+      minReward: opts.minReward,
+      upstreamRows: opts.upstreamRows,
+      stats,
+      writer,
+    };
     if (opts.groupAdvantage) {
       totals = {
         normalisation: opts.groupAdvantage,

@@ -26,6 +26,8 @@ export interface WriteContext {
   format: RowFormat;
   rowMode: RowMode;
   minReward: number | undefined;
+  /** Calls read as upstream's converter reads them (--upstream-rows). */
+  upstreamRows?: boolean;
   stats: ConvertStats;
   writer: RowWriter;
 }

@@ -12,7 +12,8 @@ import {
 import { TRAJECTORY } from "../../jobs-dir/index.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
-import { conversationOf, requestModelOf } from "../dialects/index.js";
+import { conversationOf, type Repairs, repairToolOutputs, requestModelOf } from "../dialects/index.js";
+import { upstreamConversationOf } from "../dialects/upstream-rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
@@ -25,7 +26,8 @@ export type BaseRow =
 
 export interface RowsOutcome {
   rows: Array<{ row: BaseRow; toolCalls: number }>;
-  skips: Partial<Record<SkipReason, number>>;
+  /** Calls skipped, by reason, and the repairs made to the rows written (repair.ts). */
+  skips: Partial<Record<SkipReason | keyof Repairs, number>>;
   notTrainingGrade?: string;
 }
 
@@ -63,7 +65,7 @@ function common(facts: RolloutFacts) {
 export function rowsOfRollout(
   exchanges: readonly Exchange[],
   facts: RolloutFacts,
-  opts: { format: RowFormat; rowMode: RowMode },
+  opts: { format: RowFormat; rowMode: RowMode; upstreamRows?: boolean },
 ): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
   const bump = (k: keyof RowsOutcome["skips"], n = 1) => {
@@ -82,7 +84,7 @@ export function rowsOfRollout(
   }
   let candidates = ok;
   if (opts.format === "trl-sft") {
-    candidates = ok.filter((ex) => PRIMARY.has(callPurposeOf(ex)));
+    candidates = ok.filter((ex) => PRIMARY.has(callPurposeOf(ex, facts.agent)));
     if (candidates.length < ok.length) bump("skipped_helper_calls", ok.length - candidates.length);
   }
   if (opts.rowMode === "rollout") candidates = candidates.slice(-1);
@@ -90,12 +92,15 @@ export function rowsOfRollout(
   for (const ex of candidates) {
     // One rollout is one row in rollout mode, with the combined reward; an exchange row names its step.
     const step = opts.rowMode === "exchange" ? stepOf(ex) : null;
-    const conv = conversationOf(ex);
+    const conv = opts.upstreamRows ? upstreamConversationOf(ex) : conversationOf(ex);
     if (!conv.assistant) {
       bump("skipped_no_assistant");
       continue;
     }
-    const messages = [...conv.messages, conv.assistant];
+    const repaired = repairToolOutputs([...conv.messages, conv.assistant]);
+    const messages = repaired.messages;
+    const prompt = messages.slice(0, -1);
+    const completion = messages[messages.length - 1] as ChatMessage;
     if (messages.some((m) => (m.tool_calls?.length ?? 0) > 0) && conv.tools.length === 0) {
       bump("skipped_missing_tool_defs");
       continue;
@@ -115,13 +120,13 @@ export function rowsOfRollout(
             model: requestModelOf(ex) ?? facts.model,
           }
         : {
-            prompt: conv.messages.map(withObjectArguments),
-            completion: [withObjectArguments(conv.assistant)],
+            prompt: prompt.map(withObjectArguments),
+            completion: [withObjectArguments(completion)],
             tools: conv.tools,
             task_id: facts.task,
             exchange_index: ex.index,
             ...(step ? { step } : {}),
-            call_purpose: callPurposeOf(ex),
+            call_purpose: callPurposeOf(ex, facts.agent),
             source: "benchflow-llm-trajectory",
             ...(usage ? { token_usage: usage } : {}),
             ...common(facts),
@@ -133,6 +138,8 @@ export function rowsOfRollout(
       continue;
     }
     out.rows.push({ row, toolCalls: check.toolCalls });
+    for (const [k, n] of Object.entries(repaired.repairs) as Array<[keyof Repairs, number]>)
+      if (n > 0) bump(k, n);
   }
   return out;
 }

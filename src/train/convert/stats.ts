@@ -3,6 +3,7 @@
 import type { InferredRollout, Manifest, RetriedAttempt, SkipReason } from "../../schemas/train-manifest.js";
 import { SKIP_REASONS } from "../../schemas/train-manifest.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
+import type { Repairs } from "../dialects/repair.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { ManifestSink } from "./manifest-writer.js";
 import type { RowMode } from "./rows.js";
@@ -14,6 +15,7 @@ export class ConvertStats {
   rowsWritten = 0;
   rowsWithToolCalls = 0;
   readonly skips = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
+  readonly repairs: Repairs = { tool_call_ids_rewritten: 0, tool_messages_merged: 0 };
   readonly retried: RetriedAttempt[] = [];
   readonly notTrainingGrade: Array<{ rollout_dir: string; reason: string }> = [];
   /** Rollouts whose result.json lacked fields (upstream's): what was filled in, from where. */
@@ -36,8 +38,12 @@ export class ConvertStats {
     this.inferred.push({ rollout_dir: r.displayDir, inferred: r.inferred, ...ignored });
   }
 
-  addSkips(skips: Partial<Record<SkipReason, number>>): void {
-    for (const [k, n] of Object.entries(skips)) this.skips[k as SkipReason] += n ?? 0;
+  /** A rollout's skips, and the repairs made to its rows (counted apart: rows were still written). */
+  addSkips(skips: Partial<Record<SkipReason | keyof Repairs, number>>): void {
+    for (const [k, n] of Object.entries(skips)) {
+      if (k in this.repairs) this.repairs[k as keyof Repairs] += n ?? 0;
+      else this.skips[k as SkipReason] += n ?? 0;
+    }
   }
 
   manifest(signal: { totals: GroupTotals } | null): Manifest {
@@ -50,6 +56,7 @@ export class ConvertStats {
       rows_written: this.rowsWritten,
       rows_with_tool_calls: this.rowsWithToolCalls,
       ...this.skips,
+      ...this.repairs,
       sources: this.sink.sources,
       retried: this.retried,
       not_training_grade: this.notTrainingGrade,

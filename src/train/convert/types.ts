@@ -22,6 +22,8 @@ export interface ConvertOptions {
    * manifest file gets them either way, and memory then stays flat however large the job.
    */
   keepGroups?: boolean;
+  /** Read each call as upstream's converter does (dialects/upstream-rows.ts), not as ours does. */
+  upstreamRows?: boolean;
   /** Fail before writing unless exactly this many rows come out. */
   expectedRows?: number;
   onWarning?: (message: string) => void;

@@ -23,18 +23,20 @@ const ROW: AnthropicStyle<string | unknown[], ToolCall> = {
 };
 
 export function anthropicTools(tools: unknown): ToolDef[] {
-  return anthropicToolDefs(tools, ROW_TOOLS);
+  return anthropicToolDefs(tools, { ...ROW_TOOLS, nestedFunction: true });
 }
 
-export function fromAnthropic(req: Obj, res: Obj, exchangeIndex: number): Conversation {
+/** A response's content blocks as one assistant message; null for no blocks (nothing was said). */
+export function anthropicReply(content: unknown[], where: string): ChatMessage | null {
+  return content.length === 0 ? null : (anthropicAssistant(content, ROW, where) as ChatMessage);
+}
+
+export function fromAnthropic(req: Obj, exchangeIndex: number): Omit<Conversation, "assistant"> {
   const messages: ChatMessage[] = [];
   const system = contentOf(req.system ?? "");
   if (system !== "") messages.push({ role: "system", content: system });
   messages.push(
     ...(anthropicTurns(arrayOf(req.messages), ROW, (i) => `${exchangeIndex}_${i}`) as ChatMessage[]),
   );
-  const assistant = Array.isArray(res.content)
-    ? (anthropicAssistant(res.content, ROW, `${exchangeIndex}_r`) as ChatMessage)
-    : null;
-  return { messages, assistant, tools: anthropicTools(req.tools) };
+  return { messages, tools: anthropicTools(req.tools) };
 }

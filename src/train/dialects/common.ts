@@ -3,6 +3,7 @@
 import type { ToolStyle } from "../../dialects/index.js";
 import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
 import { isRecord } from "../../util/jsonl.js";
+import { pyJson } from "../validate/py-json.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -31,19 +32,26 @@ export function contentOf(content: unknown): string | unknown[] {
   return texts.join("\n");
 }
 
-/** Arguments as a JSON string of an object; malformed text is kept, wrapped, never dropped. */
+/**
+ * Arguments as a JSON string of an object, as upstream writes them: a string holding an object is kept
+ * as the model wrote it; anything else is wrapped, never dropped: malformed text as
+ * `_malformed_json_arguments`, JSON that is not an object as `_non_object_json_arguments`, a value
+ * that is neither string nor object as `_non_object_arguments`. An object (Anthropic's tool_use
+ * input) is written as Python's json.dumps writes it. Ours, on purpose: an empty string is `{}` (a
+ * call without arguments), where upstream wraps it as malformed.
+ */
 export function argumentsOf(args: unknown): string {
-  if (typeof args === "string") {
-    if (args.trim() === "") return "{}";
-    try {
-      if (isRecord(JSON.parse(args))) return args;
-    } catch {
-      // fall through: keep the text the model produced
-    }
-    return JSON.stringify({ _malformed_json_arguments: args });
+  if (args === null || args === undefined) return "{}";
+  if (isRecord(args)) return pyJson(args, { sortKeys: false });
+  if (typeof args !== "string") return pyJson({ _non_object_arguments: args }, { sortKeys: false });
+  if (args.trim() === "") return "{}";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return pyJson({ _malformed_json_arguments: args }, { sortKeys: false });
   }
-  if (isRecord(args)) return JSON.stringify(args);
-  return "{}";
+  return isRecord(parsed) ? args : pyJson({ _non_object_json_arguments: parsed }, { sortKeys: false });
 }
 
 export function toolCall(id: unknown, name: unknown, args: unknown, fallbackId: string): ToolCall {
@@ -73,10 +81,11 @@ export function arrayOf(v: unknown): unknown[] {
 /** Roles as trainers expect them: developer is system, a late system message becomes user. */
 export function normaliseRoles(messages: ChatMessage[]): ChatMessage[] {
   return messages.map((m, i) => {
-    const role = String(m.role);
+    // A message without a role is the user's, as upstream reads it.
+    const role = m.role ? String(m.role) : "user";
     if (role === "developer" || role === "system") return { ...m, role: i === 0 ? "system" : "user" };
     if (role === "model") return { ...m, role: "assistant" };
-    return m;
+    return role === m.role ? m : ({ ...m, role } as ChatMessage);
   });
 }
 

@@ -4,20 +4,22 @@ import { fromAnthropic } from "./anthropic.js";
 import { type Conversation, normaliseRoles } from "./common.js";
 import { fromOpenAIChat } from "./openai-chat.js";
 import { fromOpenAIResponses } from "./openai-responses.js";
+import { replyOf } from "./reply.js";
 
 export type { Conversation } from "./common.js";
+export { type Repairs, repairToolOutputs } from "./repair.js";
 
 export function conversationOf(ex: Exchange): Conversation {
   const req = requestBody(ex);
-  const res = responseBody(ex);
   const wire = wireOf(ex);
-  const conv =
+  const history =
     wire === "anthropic-messages"
-      ? fromAnthropic(req, res, ex.index)
+      ? fromAnthropic(req, ex.index)
       : wire === "openai-responses"
-        ? fromOpenAIResponses(req, res, ex.index)
-        : fromOpenAIChat(req, res, ex.index);
-  return { ...conv, messages: normaliseRoles(conv.messages) };
+        ? fromOpenAIResponses(req, ex.index)
+        : fromOpenAIChat(req, ex.index);
+  const assistant = replyOf(responseBody(ex), `${ex.index}_r`);
+  return { ...history, assistant, messages: normaliseRoles(history.messages) };
 }
 
 /** The model name the agent asked for (what it sent to the gateway). */

@@ -1,5 +1,7 @@
-// Checks on one conversation: roles, tool calls matched to declared tools and to their results,
-// no orphan tool outputs. Returns problems as sentences; an empty list means the messages are fine.
+// Checks on one conversation, upstream's rules (its validate_prime_sft_row): roles, tool calls matched
+// to declared tools, every tool output answering an earlier call. A call left without an output is
+// fine (upstream's too: an agent may stop after calling). Returns problems as sentences; an empty list
+// means the messages are fine.
 import { isRecord } from "../../util/jsonl.js";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
@@ -13,7 +15,16 @@ const BANNED_KEYS = [
 
 export function declaredToolNames(tools: unknown, problems: string[]): Set<string> {
   const names = new Set<string>();
-  if (tools === undefined) return names;
+  if (tools === undefined || tools === null) return names;
+  // Datasets stored through Arrow often hold the tool list as one JSON string; upstream reads it so.
+  if (typeof tools === "string") {
+    try {
+      return declaredToolNames(JSON.parse(tools), problems);
+    } catch (err) {
+      problems.push(`tool definitions are a string that is not valid JSON (${(err as Error).message})`);
+      return names;
+    }
+  }
   if (!Array.isArray(tools)) {
     problems.push("tool definitions must be a list");
     return names;
@@ -51,7 +62,8 @@ export function checkMessages(
   let toolCalls = 0;
   if (!Array.isArray(messages) || messages.length === 0)
     return { problems: ["messages must be a non-empty list"], toolCalls };
-  const pending = new Map<string, number>();
+  // Ids of calls not yet answered (a call stays open until its output comes, however late).
+  const pending = new Set<string>();
   let assistants = 0;
   for (const [i, m] of messages.entries()) {
     const at = `message ${i}`;
@@ -66,17 +78,12 @@ export function checkMessages(
       if (k in m) problems.push(`${at} carries "${k}", which rows must not contain`);
     const calls = m.tool_calls;
     const hasCalls = Array.isArray(calls) && calls.length > 0;
-    const hasContent = typeof m.content === "string" || Array.isArray(m.content);
-    if (!hasContent && !hasCalls) problems.push(`${at} has neither content nor tool_calls`);
-    if (role !== "tool" && pending.size > 0) {
-      problems.push(
-        `${at}: tool call(s) ${[...pending.keys()].join(", ")} of message ${[...pending.values()][0]} have no result`,
-      );
-      pending.clear();
-    }
+    if (!("content" in m) && !("tool_calls" in m)) problems.push(`${at} has neither content nor tool_calls`);
     if (role === "assistant") assistants++;
     if (calls !== undefined && !Array.isArray(calls)) problems.push(`${at}: tool_calls must be a list`);
     if (hasCalls && role !== "assistant") problems.push(`${at}: only assistant messages may have tool_calls`);
+    if (role === "tool" && (typeof m.tool_call_id !== "string" || m.tool_call_id === ""))
+      problems.push(`${at} is a tool output without a tool_call_id`);
     if (hasCalls && tools.size === 0) problems.push(`${at} has tool calls but the row declares no tools`);
     if (hasCalls) {
       for (const [j, c] of (calls as unknown[]).entries()) {
@@ -97,12 +104,12 @@ export function checkMessages(
           problems.push(`${where} calls "${fn.name}", which no tool declares`);
         const bad = argumentsProblem(fn.arguments, opts.objectArguments);
         if (bad) problems.push(`${where}: ${bad}`);
-        pending.set(c.id, i);
+        pending.add(c.id);
       }
     }
-    if (role === "tool") {
+    if (role === "tool" && typeof m.tool_call_id === "string" && m.tool_call_id !== "") {
       const id = m.tool_call_id;
-      if (typeof id !== "string" || !pending.has(id)) {
+      if (!pending.has(id)) {
         problems.push(
           `${at} is a tool output for "${String(id)}", which no earlier tool call is waiting for`,
         );

@@ -29,7 +29,7 @@ describe("checkRow", () => {
     assert.deepEqual(checkRow(ok), { problems: [], toolCalls: 1 });
   });
 
-  it("names an orphan tool output, an undeclared tool and an unanswered call", () => {
+  it("names an orphan tool output and an undeclared tool; an unanswered call is fine, as upstream has it", () => {
     const bad = row([
       { role: "user", content: "go" },
       { role: "tool", tool_call_id: "zz", content: "?" },
@@ -40,7 +40,7 @@ describe("checkRow", () => {
     const problems = checkRow(bad).problems.join("\n");
     assert.match(problems, /message 1 is a tool output for "zz", which no earlier tool call is waiting for/);
     assert.match(problems, /calls "python", which no tool declares/);
-    assert.match(problems, /tool call\(s\) a of message 2 have no result/);
+    assert.equal(checkRow(bad).problems.length, 2, problems);
   });
 
   it("rejects roles it does not know, a late system message and a row with no assistant", () => {

@@ -23,7 +23,9 @@ const BANNED_ROW_KEYS = [
 export function formatOfRow(row: unknown): RowFormat | null {
   if (!isRecord(row)) return null;
   if ("prompt_ids" in row) return "tokens";
-  if ("completion" in row && "prompt" in row) return "trl-sft";
+  // Prime-RL's rollout rows (upstream's results.jsonl) have prompt and completion too, with tool_defs.
+  if ("completion" in row && "prompt" in row)
+    return "tool_defs" in row && !("tools" in row) ? "prime-sft" : "trl-sft";
   if ("messages" in row) return "prime-sft";
   return null;
 }
@@ -51,6 +53,16 @@ function tokenProblems(row: Record<string, unknown>): string[] {
   return problems;
 }
 
+/**
+ * A prime-sft row's conversation: `messages`, or, as upstream also accepts (Prime-RL's own rollout
+ * rows, results.jsonl), `prompt` followed by `completion`.
+ */
+function primeMessages(row: Record<string, unknown>): unknown {
+  if (Array.isArray(row.messages) && row.messages.length > 0) return row.messages;
+  if (Array.isArray(row.prompt) && Array.isArray(row.completion)) return [...row.prompt, ...row.completion];
+  return row.messages;
+}
+
 export interface RowCheck {
   problems: string[];
   toolCalls: number;
@@ -66,16 +78,22 @@ export function checkRow(row: unknown, format?: RowFormat): RowCheck {
   );
   if (fmt === "tokens") return { problems: [...banned, ...tokenProblems(row)], toolCalls: 0 };
   const problems = [...banned];
-  const tools = declaredToolNames(fmt === "trl-sft" ? row.tools : (row.tool_defs ?? row.tools), problems);
+  const tools = declaredToolNames(
+    fmt === "trl-sft" ? row.tools : "tool_defs" in row ? row.tool_defs : row.tools,
+    problems,
+  );
   if (fmt === "prime-sft") {
-    const check = checkMessages(row.messages, tools, { objectArguments: false });
+    const check = checkMessages(primeMessages(row), tools, { objectArguments: false });
     return { problems: [...problems, ...check.problems], toolCalls: check.toolCalls };
   }
+  if (!Array.isArray(row.prompt) || row.prompt.length === 0)
+    problems.push("prompt must be a non-empty message list");
   const prompt = Array.isArray(row.prompt) ? row.prompt : [];
   const completion = Array.isArray(row.completion) ? row.completion : [];
   if (completion.length !== 1 || !isRecord(completion[0]) || completion[0].role !== "assistant") {
     problems.push("completion must be exactly one assistant message");
   }
+  if ("tool_defs" in row) problems.push("a trl-sft row names its tools `tools`, not `tool_defs`");
   const check = checkMessages([...prompt, ...completion], tools, { objectArguments: true });
   return { problems: [...problems, ...check.problems], toolCalls: check.toolCalls };
 }
