@@ -8,7 +8,7 @@
 // evidence, or with evidence both ways, fails the conversion: an unattributed call never joins the
 // parent's rows. A rollout with no spawn call is left as it is.
 import path from "node:path";
-import { type Exchange, isSuccessful } from "../../jobs-dir/exchange.js";
+import { type Exchange, isSuccessful, requestBody } from "../../jobs-dir/exchange.js";
 import { ACP_TRAJECTORY, TRAJECTORY } from "../../jobs-dir/index.js";
 import type { ChatMessage } from "../../schemas/train-rows.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
@@ -97,6 +97,17 @@ async function acpLinks(dir: string, display: string) {
   return { parents, inputs };
 }
 
+/** Whether the call declares Agent or Task, in any dialect (Anthropic `name`, OpenAI `function.name`). */
+function offersSpawn(ex: Exchange): boolean {
+  const tools = requestBody(ex).tools;
+  if (!Array.isArray(tools)) return false;
+  return tools.some((t) => {
+    if (!isRecord(t)) return false;
+    const name = isRecord(t.function) ? t.function.name : t.name;
+    return typeof name === "string" && SPAWN_TOOLS.includes(name);
+  });
+}
+
 /** Any spawn call in the rollout's calls, their replies and the histories they sent. */
 function spawnsIn(convs: Array<{ ex: Exchange; conv: Conversation }>): Map<string, Spawn> {
   const spawns = new Map<string, Spawn>();
@@ -118,7 +129,10 @@ export async function callRolesOf(
   exchanges: readonly Exchange[],
   where: { dir: string; displayDir: string },
 ): Promise<CallRoles | null> {
-  const convs = exchanges.filter(isSuccessful).map((ex) => ({ ex, conv: conversationOf(ex) }));
+  const ok = exchanges.filter(isSuccessful);
+  // Only a model offered the spawn tool can start a subagent: most rollouts stop here, unread.
+  if (!ok.some(offersSpawn)) return null;
+  const convs = ok.map((ex) => ({ ex, conv: conversationOf(ex) }));
   const spawns = spawnsIn(convs);
   if (spawns.size === 0) return null;
   const acp = await acpLinks(where.dir, where.displayDir);
