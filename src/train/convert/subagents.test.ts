@@ -131,7 +131,7 @@ describe("Claude Code subagents", () => {
     );
     assert.equal(rows[1]?.subagent_type, "general-purpose");
     assert.equal(rows[1]?.subagent_description, "List files");
-    assert.deepEqual((rows[1]?.messages as Array<{ content: unknown }>)[0]?.content, PROMPT);
+    assert.deepEqual((rows[1]?.messages as Array<{ content: unknown }> | undefined)?.[0]?.content, PROMPT);
     const m = manifestOf(root);
     assert.deepEqual([m.subagent_rows_written, m.subagent_exchanges_excluded], [2, 0]);
     // rollout mode: the last call of each conversation.
