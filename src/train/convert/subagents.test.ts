@@ -134,6 +134,22 @@ describe("Claude Code subagents", () => {
     assert.deepEqual((rows[1]?.messages as Array<{ content: unknown }> | undefined)?.[0]?.content, PROMPT);
     const m = manifestOf(root);
     assert.deepEqual([m.subagent_rows_written, m.subagent_exchanges_excluded], [2, 0]);
+    // Every row is a valid conversation with its tool calls declared and answered.
+    const valid = benchTrain(root, "validate", "rows.jsonl", "--require-tool-calls");
+    assert.equal(valid.code, 0, valid.stderr);
+    assert.equal(valid.stdout, '{"ok": true, "rows": 4, "rows_with_tool_calls": 4}\n');
+    const tokens = benchTrain(
+      root,
+      "convert",
+      "jobs",
+      "--out",
+      "t.jsonl",
+      "--format",
+      "tokens",
+      "--subagent-rows",
+    );
+    assert.equal(tokens.code, 2);
+    assert.match(tokens.stderr, /--subagent-rows does not apply to --format tokens/);
     // rollout mode: the last call of each conversation.
     const r2 = benchTrain(root, "convert", "jobs", "--out", "last.jsonl", "--subagent-rows");
     assert.equal(r2.code, 0, r2.stderr);
