@@ -41,10 +41,11 @@ async function rolloutDirOf(row: Record<string, unknown>, jobDir: string, file: 
   return tried;
 }
 
-export async function readCanonicalSelection(
+/** The file's `selected` (or `selection`) list as it is, and its job_dir; rows are not looked at. */
+export async function readSelectionList(
   file: string,
   flag = "--canonical-selection",
-): Promise<CanonicalSelection> {
+): Promise<{ rows: unknown[]; jobDir: string }> {
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
@@ -66,9 +67,17 @@ export async function readCanonicalSelection(
   const selected = data.selected ?? data.selection;
   if (!Array.isArray(selected))
     throw new Error(`${file}: "selected" (or "selection") must be a list of rows, each with a rollout_dir.`);
-  const jobDir = typeof data.job_dir === "string" ? data.job_dir : "";
+  return { rows: selected, jobDir: typeof data.job_dir === "string" ? data.job_dir : "" };
+}
+
+/** The selection with every row's rollout folder found; a row that names none is an error. */
+export async function readCanonicalSelection(
+  file: string,
+  flag = "--canonical-selection",
+): Promise<CanonicalSelection> {
+  const { rows, jobDir } = await readSelectionList(file, flag);
   const dirs: string[] = [];
-  for (const [i, row] of selected.entries()) {
+  for (const [i, row] of rows.entries()) {
     const where = `${file}: selected row ${i + 1}`;
     if (!isRecord(row)) throw new Error(`${where} is not an object; each row names its rollout_dir.`);
     if (typeof row.rollout_dir !== "string" || row.rollout_dir === "")

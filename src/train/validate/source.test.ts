@@ -103,7 +103,7 @@ describe("validate --source-jobs", () => {
     assert.equal(out.source_health.total_rows, 1);
   });
 
-  it("names the file of a task manifest without a tasks list, and refuses --require-llm-trajectory alone", () => {
+  it("names a task manifest without a tasks list, counts a selection as listed, refuses --require-llm-trajectory alone", () => {
     const root = tmp();
     writeUpstreamRollout(path.join(root, "jobs", "run", "task-a__abc123"));
     benchTrain(root, "convert", "jobs", "--out", "train.jsonl");
@@ -111,6 +111,13 @@ describe("validate --source-jobs", () => {
     let r = benchTrain(root, "validate", "train.jsonl", "--task-manifest", "tasks.json");
     assert.equal(r.code, 1);
     assert.match(r.stderr, /tasks\.json: "tasks" must be a list/);
+    // Without --source-jobs a selection is counted as listed: its rollouts need not be on this machine.
+    writeJson(path.join(root, "sel.json"), {
+      selected: [{ rollout_dir: "/elsewhere/a" }, { rollout_dir: "/elsewhere/b" }],
+    });
+    r = benchTrain(root, "validate", "train.jsonl", "--source-canonical-selection", "sel.json");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).canonical_selected_rows, 2);
     r = benchTrain(root, "validate", "train.jsonl", "--require-llm-trajectory");
     assert.equal(r.code, 2);
     assert.match(r.stderr, /give --source-jobs DIR too/);

@@ -8,7 +8,7 @@ import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { RESULT, readObject, TRAJECTORY } from "../../jobs-dir/index.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
-import { readCanonicalSelection } from "../convert/selection.js";
+import { readCanonicalSelection, readSelectionList } from "../convert/selection.js";
 import { scanRollouts } from "../rollouts/scan.js";
 
 export interface SourceHealth {
@@ -109,9 +109,12 @@ async function readJsonFile(file: string, flag: string): Promise<unknown> {
 
 export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
   const report: SourceReport = { fields: {}, problems: [] };
-  const selection = opts.sourceCanonicalSelection
-    ? await readCanonicalSelection(opts.sourceCanonicalSelection, "--source-canonical-selection")
-    : null;
+  const flag = "--source-canonical-selection";
+  const selFile = opts.sourceCanonicalSelection;
+  // Counted as listed (upstream's count); its rollouts are looked for only to check their health.
+  const listed = selFile ? await readSelectionList(selFile, flag) : null;
+  const selection =
+    selFile && opts.sourceJobs !== undefined ? await readCanonicalSelection(selFile, flag) : null;
   if (opts.sourceJobs !== undefined) {
     const stat = await fs.stat(opts.sourceJobs).catch(() => null);
     if (!stat?.isDirectory())
@@ -139,7 +142,7 @@ export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
       "--require-llm-trajectory checks the source rollouts: give --source-jobs DIR too.",
     );
   }
-  if (selection) report.fields.canonical_selected_rows = selection.dirs.length;
+  if (listed) report.fields.canonical_selected_rows = listed.rows.length;
   if (opts.taskManifest !== undefined) {
     const data = await readJsonFile(opts.taskManifest, "--task-manifest");
     const tasks = isRecord(data) ? data.tasks : undefined;
