@@ -17,6 +17,8 @@ export type TrajectoryEvent =
       status: "completed" | "failed" | "pending";
       raw_input: unknown;
       raw_output: unknown;
+      /** A Claude Code subagent's call: the tool call that started the subagent (train attributes by it). */
+      parent_tool_call_id?: string;
       ts?: string;
     }
   | { type: "oracle"; command: string; return_code: number | null; stdout: string; ts?: string };

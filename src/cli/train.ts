@@ -10,6 +10,7 @@ import type { Normalisation } from "../train/groups/advantage.js";
 import { endCounts, type StreamEnd } from "../train/stream/end.js";
 import { streamRollouts } from "../train/stream/stream.js";
 import { pyJson } from "../train/validate/py-json.js";
+import { checkSource } from "../train/validate/source.js";
 import { type RowFormat, validateFile } from "../train/validate/validate.js";
 import { ExitCode, exitCodeOf } from "./errors.js";
 
@@ -83,6 +84,13 @@ export function registerTrainCommands(program: Command): Command {
       "--upstream-rows",
       "read each model call exactly as upstream's converter does (it drops Anthropic tool calls, system prompts and tool schemas)",
     )
+    // Upstream's selection and signal flags (issue 13).
+    .option("--canonical-selection <file>", "convert only the rollouts a canonical-selection.json selects")
+    .option(
+      "--reward-vector",
+      "add reward_vector (every number the verifier wrote); with groups, advantage_vector",
+    )
+    .option("--subagent-rows", "also write Claude Code subagents' calls as rows (agent_role subagent)")
     .action((jobs: string, o: Record<string, string | undefined>) =>
       action("convert", async () => {
         const out = o.out as string;
@@ -96,6 +104,9 @@ export function registerTrainCommands(program: Command): Command {
           minReward: num("--min-reward", o.minReward),
           manifest: o.manifest,
           expectedRows: num("--expected-rows", o.expectedRows, { integer: true, min: 0 }),
+          canonicalSelection: o.canonicalSelection,
+          rewardVector: Boolean(o.rewardVector),
+          subagentRows: Boolean(o.subagentRows),
           keepGroups: false,
           upstreamRows: (o.upstreamRows as unknown) === true,
           onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
@@ -174,6 +185,14 @@ export function registerTrainCommands(program: Command): Command {
     .option("--format <format>", "prime-sft, trl-sft or tokens (default: from each row)")
     .option("--require-tool-calls", "fail when any row has no tool call")
     .option("--expected-rows <n>", "fail unless exactly this many rows")
+    // Checks of the rollouts behind the rows (upstream's flags).
+    .option("--source-jobs <dir>", "add source_health: the rollouts the rows came from")
+    .option("--source-canonical-selection <file>", "the canonical-selection.json the rows were made with")
+    .option("--task-manifest <file>", "add task_manifest_rows: the tasks of a task manifest")
+    .option(
+      "--require-llm-trajectory",
+      "with --source-jobs: fail when a rollout's llm_trajectory.jsonl is missing or malformed",
+    )
     .action((file: string, o: Record<string, string | boolean | undefined>) =>
       action("validate", async () => {
         const stat = await fs.stat(file).catch(() => null);
@@ -187,6 +206,21 @@ export function registerTrainCommands(program: Command): Command {
             min: 0,
           }),
         });
+        const source = await checkSource({
+          sourceJobs: o.sourceJobs as string | undefined,
+          sourceCanonicalSelection: o.sourceCanonicalSelection as string | undefined,
+          taskManifest: o.taskManifest as string | undefined,
+          requireToolCalls: o.requireToolCalls === true,
+          requireLlmTrajectory: o.requireLlmTrajectory === true,
+        });
+        Object.assign(report, source.fields);
+        if (source.problems.length > 0) {
+          report.ok = false;
+          report.errors = [
+            ...(report.errors ?? []),
+            ...source.problems.map((message) => ({ row: 0, message })),
+          ];
+        }
         const { errors, ...summary } = report;
         process.stdout.write(`${pyJson(errors ? { ...summary, errors: errors.length } : summary)}\n`);
         for (const e of errors ?? []) {

@@ -25,6 +25,20 @@ const SKIP_COUNTS = Object.fromEntries(SKIP_REASONS.map((r) => [r, z.number().in
   z.ZodNumber
 >;
 
+/** Claude Code subagents: counted in any rollout whose calls were attributed to a parent and subagents. */
+export const SUBAGENT_STATS = [
+  "rollouts_with_subagents",
+  "subagent_calls_seen",
+  "subagent_exchanges_seen",
+  "subagent_exchanges_excluded",
+  "subagent_rows_written",
+] as const;
+export type SubagentStat = (typeof SUBAGENT_STATS)[number];
+const SUBAGENT_COUNTS = Object.fromEntries(SUBAGENT_STATS.map((r) => [r, z.number().int()])) as Record<
+  SubagentStat,
+  z.ZodNumber
+>;
+
 export const GroupMember = z.object({
   rollout: z.string(),
   rollout_dir: z.string(),
@@ -63,6 +77,7 @@ export const ManifestGroup = z.object({
     .describe(
       "the outcome categories (provider_error, config_error, task_error, verifier_failure, ...) of the members that withheld the group; empty when it is not withheld",
     ),
+  vector_names_differ: z.literal(true).optional(),
   members: z.array(GroupMember),
 });
 export type ManifestGroup = z.infer<typeof ManifestGroup>;
@@ -116,9 +131,13 @@ export const Manifest = z
       .array(InferredRollout)
       .optional()
       .describe("rollouts whose result.json lacked fields (upstream's), with what was filled in"),
+    ...SUBAGENT_COUNTS,
     training_signal: z
       .object({
-        group_advantage: NormalisationName,
+        reward_vector: z.boolean().describe("whether rows carry reward_vector"),
+        group_advantage: NormalisationName.nullable().describe(
+          "null: --reward-vector without --group-advantage",
+        ),
         group_by: z.array(GroupByKey),
         std_ddof: z.number().int(),
         eps: z.number(),

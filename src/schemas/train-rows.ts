@@ -33,6 +33,10 @@ export const GroupBlock = z
     eps: z.number(),
     error: z.string().optional().describe("this rollout's error category, so a trainer can mask it"),
     excluded: z.literal("single_scored_rollout").optional(),
+    vector_names_differ: z
+      .literal(true)
+      .optional()
+      .describe("--reward-vector: the members' reward vectors name different components"),
   })
   .meta({ title: "benchflow train group block", description: "How a row's advantage was made." });
 export type GroupBlock = z.infer<typeof GroupBlock>;
@@ -70,6 +74,41 @@ export const ToolDef = z.object({
   }),
 });
 export type ToolDef = z.infer<typeof ToolDef>;
+
+/** `--reward-vector`: the reward's components (upstream's verifier source), parallel lists. */
+export const RewardVector = z
+  .object({
+    source: z.literal("verifier"),
+    names: z
+      .array(z.string())
+      .describe("every finite number under result.json rewards, nested keys joined by ., reward first"),
+    kinds: z.array(z.literal("verifier")),
+    weights: z.array(z.null()),
+    values: z.array(z.number()),
+    formula: z.string(),
+  })
+  .meta({ title: "benchflow reward vector" });
+export type RewardVector = z.infer<typeof RewardVector>;
+
+/** Fields of optional flags: --reward-vector and --subagent-rows. */
+const Extras = {
+  reward_vector: RewardVector.nullable().optional().describe("--reward-vector; null when unscored"),
+  advantage_vector: z
+    .array(z.number().nullable())
+    .nullable()
+    .optional()
+    .describe("--reward-vector with --group-advantage: one advantage per reward_vector component"),
+  agent_role: z
+    .enum(["parent", "subagent"])
+    .optional()
+    .describe("--subagent-rows: whose calls the row holds"),
+  parent_tool_call_id: z
+    .string()
+    .optional()
+    .describe("--subagent-rows: the tool call that started the subagent"),
+  subagent_type: z.string().nullable().optional(),
+  subagent_description: z.string().nullable().optional(),
+};
 
 /** Fields every row and stream record carries so a trainer can mask without knowing our rules. */
 const Signal = {
@@ -109,6 +148,7 @@ export const PrimeSftRow = z
     token_usage: z.record(z.string(), z.unknown()).optional(),
     ...RowSource,
     ...Signal,
+    ...Extras,
   })
   .meta({
     title: "benchflow prime-sft row",
@@ -129,6 +169,7 @@ export const TrlSftRow = z
     token_usage: z.record(z.string(), z.unknown()).optional(),
     ...RowSource,
     ...Signal,
+    ...Extras,
   })
   .meta({ title: "benchflow trl-sft row", description: "The full conversation as prompt/completion." });
 export type TrlSftRow = z.infer<typeof TrlSftRow>;
@@ -152,6 +193,7 @@ export const TokensRow = z
     policy_versions: z.array(z.string()).optional(),
     ...RowSource,
     ...Signal,
+    ...Extras,
   })
   .meta({ title: "benchflow tokens row", description: "One merged token sequence per conversation." });
 export type TokensRow = z.infer<typeof TokensRow>;

@@ -108,6 +108,10 @@ export const AgentEvent = z
       status: z.enum(["completed", "failed", "pending"]),
       raw_input: z.unknown().describe("the tool's input as the agent gave it; not constrained"),
       raw_output: z.unknown().describe("what the tool returned; not constrained"),
+      parent_tool_call_id: z
+        .string()
+        .optional()
+        .describe("a subagent's call: the id of the tool call that started the subagent"),
       ts,
     }),
     z.strictObject({

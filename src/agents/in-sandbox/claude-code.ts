@@ -59,7 +59,7 @@ export const claudeCodeDef: CliAgentDef = {
 
 export function parseClaudeStream(stdout: string): ParsedRun {
   const events: TrajectoryEvent[] = [];
-  const pending = new Map<string, { name: string; input: unknown }>();
+  const pending = new Map<string, { name: string; input: unknown; parent: string }>();
   let nToolCalls = 0;
   let nSkillInvocations = 0;
   let error: string | null = null;
@@ -72,7 +72,8 @@ export function parseClaudeStream(stdout: string): ParsedRun {
         if (b.type === "thinking" && str(b.thinking))
           events.push({ type: "agent_thought", text: str(b.thinking) });
         if (b.type === "tool_use") {
-          pending.set(str(b.id), { name: str(b.name), input: b.input });
+          // A subagent's lines name the Task call that started it (null on the main agent's).
+          pending.set(str(b.id), { name: str(b.name), input: b.input, parent: str(line.parent_tool_use_id) });
           nToolCalls++;
           if (b.name === "Skill") nSkillInvocations++;
         }
@@ -102,7 +103,7 @@ export function parseClaudeStream(stdout: string): ParsedRun {
 
 function toolEvent(
   id: string,
-  call: { name: string; input: unknown } | undefined,
+  call: { name: string; input: unknown; parent: string } | undefined,
   status: "completed" | "failed" | "pending",
   output: unknown,
 ): TrajectoryEvent {
@@ -115,6 +116,7 @@ function toolEvent(
     status,
     raw_input: call?.input ?? null,
     raw_output: capText(output),
+    ...(call?.parent ? { parent_tool_call_id: call.parent } : {}),
   };
 }
 

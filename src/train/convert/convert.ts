@@ -19,6 +19,7 @@ import { emitRow, readCalls, type WriteContext } from "./io.js";
 import { ManifestSink } from "./manifest-writer.js";
 import { RowWriter } from "./row-writer.js";
 import { type RowMode, rowsOfRollout } from "./rows.js";
+import { readCanonicalSelection, restrictScan } from "./selection.js";
 import { ConvertStats } from "./stats.js";
 import type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
 
@@ -38,6 +39,11 @@ function assertOptions(opts: ConvertOptions): { format: RowFormat; rowMode: RowM
   }
   if (opts.groupAdvantage !== undefined && !NORMALISATIONS.includes(opts.groupAdvantage)) {
     throw new UserInputError(`--group-advantage: use grpo or loo, not "${opts.groupAdvantage}".`);
+  }
+  if (opts.subagentRows && format === "tokens") {
+    throw new UserInputError(
+      "--subagent-rows does not apply to --format tokens, whose rows are already one per conversation (kind subagent).",
+    );
   }
   if (opts.minReward !== undefined && !Number.isFinite(opts.minReward))
     throw new UserInputError("--min-reward: give a number, for example 0.5.");
@@ -100,7 +106,10 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   // A results.jsonl or a trainer JSONL in place of a jobs folder (src/train/inputs).
   if (await isJsonlInput(opts.jobs)) return convertJsonlInput(opts, format, rowMode);
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
-  const scan = await scanJobs(opts.jobs);
+  let scan = await scanJobs(opts.jobs);
+  // Checked before anything is written; the rollouts it leaves out count nowhere.
+  if (opts.canonicalSelection)
+    scan = await restrictScan(scan, await readCanonicalSelection(opts.canonicalSelection), opts.jobs);
   await assertOutputs(opts, scan);
   const sink = await ManifestSink.open(opts.manifest, opts.keepGroups ?? true);
   const stats = new ConvertStats(format, rowMode, sink);
@@ -114,6 +123,8 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
       upstreamRows: opts.upstreamRows,
       stats,
       writer,
+      rewardVector: opts.rewardVector === true,
+      subagentRows: opts.subagentRows === true,
     };
     if (opts.groupAdvantage) {
       totals = {
@@ -147,7 +158,8 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
     await sink.abort();
     throw err;
   }
-  const manifest = stats.manifest(totals ? { totals } : null);
+  const rewardVector = opts.rewardVector === true;
+  const manifest = stats.manifest(totals || rewardVector ? { totals, by, rewardVector } : null);
   await sink.finish(manifest);
   return { rows: stats.rowsWritten, rollouts: stats.rolloutsSeen, manifest, groups: totals };
 }
@@ -160,13 +172,14 @@ async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
   if (r.result?.endedWithError) return stats.skip("skipped_terminal_error");
   if (ctx.minReward !== undefined && (r.reward === null || r.reward < ctx.minReward))
     return stats.skip("skipped_reward");
-  const { exchanges } = await readCalls(r, stats);
-  const produced = rowsOfRollout(exchanges ?? [], r, ctx);
+  const { exchanges, roles } = await readCalls(r, stats, ctx.format);
+  const produced = rowsOfRollout(exchanges ?? [], r, { ...ctx, roles });
   stats.addSkips(produced.skips);
   if (produced.notTrainingGrade)
     stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: produced.notTrainingGrade });
+  const vector = ctx.rewardVector ? { reward_vector: r.rewardVector } : {};
   for (const { row, toolCalls } of produced.rows)
-    await emitRow(ctx, row, toolCalls, { outcome: r.outcome, in_baseline: false });
+    await emitRow(ctx, row, toolCalls, { outcome: r.outcome, in_baseline: false, ...vector });
 }
 
 interface GroupRef {

@@ -5,6 +5,7 @@ import type { GroupMember } from "../../schemas/train-manifest.js";
 import type { GroupByKey } from "../../schemas/train-rows.js";
 import { groupBlock, type MemberState, memberWithheld, settleGroup } from "../groups/groups.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
+import { advantageVectors, vectorNamesDiffer } from "../signal/reward-vector.js";
 import { emitRow, readCalls, type WriteContext } from "./io.js";
 import type { RowsOutcome } from "./rows.js";
 import { rowsOfRollout } from "./rows.js";
@@ -34,14 +35,19 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
   // A group already withheld by its results needs none of its calls read.
   if (!settleGroup(states, norm).withheld) {
     for (const [i, r] of members.entries()) {
-      const p = await readCalls(r, stats);
+      const p = await readCalls(r, stats, ctx.format);
       const state = states[i] as MemberState;
       state.calls = p.calls;
       state.okCalls = p.okCalls;
-      produced[i] = rowsOfRollout(p.exchanges ?? [], r, ctx);
+      produced[i] = rowsOfRollout(p.exchanges ?? [], r, { ...ctx, roles: p.roles });
     }
   }
   const s = settleGroup(states, norm);
+  // --reward-vector: each component normalised like the scalar, over the same baseline members.
+  const vectors = ctx.rewardVector ? members.map((r) => ({ reward: r.reward, vector: r.rewardVector })) : [];
+  const advVectors = ctx.rewardVector && !s.withheld ? advantageVectors(vectors, norm) : [];
+  const namesDiffer =
+    ctx.rewardVector && vectorNamesDiffer(vectors) ? { vector_names_differ: true as const } : {};
   totals.groups++;
   totals.unscored += states.filter((m) => m.reward === null).length;
   if (s.withheld) {
@@ -61,12 +67,13 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     stats.addSkips(p.skips);
     if (p.notTrainingGrade)
       stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: p.notTrainingGrade });
-    const block = groupBlock(id, s, norm, { error: r.error, excluded: s.excluded[i] });
+    const block = { ...groupBlock(id, s, norm, { error: r.error, excluded: s.excluded[i] }), ...namesDiffer };
     const signal = {
       outcome: r.outcome,
       in_baseline: s.inBaseline[i] ?? false,
       advantage: s.advantages[i] ?? null,
       group: block,
+      ...(ctx.rewardVector ? { reward_vector: r.rewardVector, advantage_vector: advVectors[i] ?? null } : {}),
     };
     for (const { row, toolCalls } of p.rows) await emitRow(ctx, row, toolCalls, signal);
   }
@@ -84,6 +91,7 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     eps: 0.0001,
     withheld: s.withheld,
     withheld_outcomes: withheldOutcomes(members, states, s.withheld),
+    ...namesDiffer,
     members: members.map((r, i) => memberEntry(r, i, states, s)),
   });
 }

@@ -7,19 +7,32 @@ import type { RowFormat } from "../validate/validate.js";
 import type { RowWriter } from "./row-writer.js";
 import type { BaseRow, RowMode } from "./rows.js";
 import type { ConvertStats } from "./stats.js";
+import { type CallRoles, callRolesOf, subagentCounts } from "./subagents.js";
 
 export interface Produced {
   exchanges: Exchange[] | undefined;
   calls: number;
   okCalls: number;
+  /** Whose each call is, when the rollout started Claude Code subagents (not for tokens rows). */
+  roles: CallRoles | null;
 }
 
-export async function readCalls(r: RolloutFacts, stats: ConvertStats): Promise<Produced> {
+export async function readCalls(r: RolloutFacts, stats: ConvertStats, format?: RowFormat): Promise<Produced> {
   const display = path.join(r.displayDir, TRAJECTORY);
   const exchanges = await readExchanges(path.join(r.dir, TRAJECTORY), display);
   if (exchanges) await stats.sink.addSource(display);
   stats.exchangesSeen += exchanges?.length ?? 0;
-  return { exchanges, calls: exchanges?.length ?? 0, okCalls: exchanges?.filter(isSuccessful).length ?? 0 };
+  const roles = exchanges && format !== "tokens" ? await callRolesOf(exchanges, r) : null;
+  const sub = subagentCounts(roles);
+  stats.subagents.rollouts_with_subagents += sub.rollouts;
+  stats.subagents.subagent_calls_seen += sub.spawns;
+  stats.subagents.subagent_exchanges_seen += sub.exchanges;
+  return {
+    exchanges,
+    calls: exchanges?.length ?? 0,
+    okCalls: exchanges?.filter(isSuccessful).length ?? 0,
+    roles,
+  };
 }
 
 export interface WriteContext {
@@ -30,6 +43,9 @@ export interface WriteContext {
   upstreamRows?: boolean;
   stats: ConvertStats;
   writer: RowWriter;
+  /** --reward-vector and --subagent-rows. */
+  rewardVector?: boolean;
+  subagentRows?: boolean;
 }
 
 export async function emitRow(
@@ -40,5 +56,6 @@ export async function emitRow(
 ): Promise<void> {
   await ctx.writer.write({ ...row, ...signal });
   ctx.stats.rowsWritten++;
+  if ((row as { agent_role?: string }).agent_role === "subagent") ctx.stats.subagents.subagent_rows_written++;
   if (toolCalls > 0) ctx.stats.rowsWithToolCalls++;
 }

@@ -17,6 +17,7 @@ import { upstreamConversationOf } from "../dialects/upstream-rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
+import { type CallRoles, roleFields, rowCandidates } from "./subagents.js";
 
 export type RowMode = "rollout" | "exchange";
 export type BaseRow =
@@ -65,7 +66,13 @@ function common(facts: RolloutFacts) {
 export function rowsOfRollout(
   exchanges: readonly Exchange[],
   facts: RolloutFacts,
-  opts: { format: RowFormat; rowMode: RowMode; upstreamRows?: boolean },
+  opts: {
+    format: RowFormat;
+    rowMode: RowMode;
+    upstreamRows?: boolean;
+    roles?: CallRoles | null;
+    subagentRows?: boolean;
+  },
 ): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
   const bump = (k: keyof RowsOutcome["skips"], n = 1) => {
@@ -82,12 +89,14 @@ export function rowsOfRollout(
     bump("skipped_exchanges_provider_error", exchanges.length);
     return out;
   }
-  let candidates = ok;
-  if (opts.format === "trl-sft") {
-    candidates = ok.filter((ex) => PRIMARY.has(callPurposeOf(ex, facts.agent)));
-    if (candidates.length < ok.length) bump("skipped_helper_calls", ok.length - candidates.length);
-  }
-  if (opts.rowMode === "rollout") candidates = candidates.slice(-1);
+  // A rollout with subagents: the parent's calls (and, with --subagent-rows, each subagent's).
+  const picked = rowCandidates(ok, opts.roles ?? null, {
+    rowMode: opts.rowMode,
+    subagentRows: opts.subagentRows === true,
+    primary: (ex) => opts.format !== "trl-sft" || PRIMARY.has(callPurposeOf(ex, facts.agent)),
+  });
+  if (picked.helpers > 0) bump("skipped_helper_calls", picked.helpers);
+  const candidates = picked.calls;
   const usage = facts.result?.usage;
   for (const ex of candidates) {
     // One rollout is one row in rollout mode, with the combined reward; an exchange row names its step.
@@ -118,6 +127,7 @@ export function rowsOfRollout(
             ...(usage ? { token_usage: usage } : {}),
             ...common(facts),
             model: requestModelOf(ex) ?? facts.model,
+            ...roleFields(ex, opts.roles ?? null, opts.subagentRows === true),
           }
         : {
             prompt: prompt.map(withObjectArguments),
@@ -131,6 +141,7 @@ export function rowsOfRollout(
             ...(usage ? { token_usage: usage } : {}),
             ...common(facts),
             model: requestModelOf(ex) ?? facts.model,
+            ...roleFields(ex, opts.roles ?? null, opts.subagentRows === true),
           };
     const check = checkRow(row, opts.format);
     if (check.problems.length > 0) {

@@ -1,9 +1,16 @@
 // Counters for one conversion and the manifest they become.
 
-import type { InferredRollout, Manifest, RetriedAttempt, SkipReason } from "../../schemas/train-manifest.js";
-import { SKIP_REASONS } from "../../schemas/train-manifest.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
+import type {
+  InferredRollout,
+  Manifest,
+  RetriedAttempt,
+  SkipReason,
+  SubagentStat,
+} from "../../schemas/train-manifest.js";
+import { SKIP_REASONS, SUBAGENT_STATS } from "../../schemas/train-manifest.js";
+import type { GroupByKey } from "../../schemas/train-rows.js";
 import type { Repairs } from "../dialects/repair.js";
+import type { RolloutFacts } from "../rollouts/facts.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { ManifestSink } from "./manifest-writer.js";
 import type { RowMode } from "./rows.js";
@@ -16,6 +23,7 @@ export class ConvertStats {
   rowsWithToolCalls = 0;
   readonly skips = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
   readonly repairs: Repairs = { tool_call_ids_rewritten: 0, tool_messages_merged: 0 };
+  readonly subagents = Object.fromEntries(SUBAGENT_STATS.map((r) => [r, 0])) as Record<SubagentStat, number>;
   readonly retried: RetriedAttempt[] = [];
   readonly notTrainingGrade: Array<{ rollout_dir: string; reason: string }> = [];
   /** Rollouts whose result.json lacked fields (upstream's): what was filled in, from where. */
@@ -46,7 +54,9 @@ export class ConvertStats {
     }
   }
 
-  manifest(signal: { totals: GroupTotals } | null): Manifest {
+  /** `signal`: null when neither --group-advantage nor --reward-vector was asked for. */
+  manifest(signal: { totals: GroupTotals | null; by: GroupByKey[]; rewardVector: boolean } | null): Manifest {
+    const totals = signal?.totals ?? null;
     return {
       schema_version: "benchflow.train-manifest.v1",
       format: this.format,
@@ -57,14 +67,21 @@ export class ConvertStats {
       rows_with_tool_calls: this.rowsWithToolCalls,
       ...this.skips,
       ...this.repairs,
+      ...this.subagents,
+      // A subagent call that wrote no row: kept out of the parent's rows, and not its own row.
+      subagent_exchanges_excluded: Math.max(
+        0,
+        this.subagents.subagent_exchanges_seen - this.subagents.subagent_rows_written,
+      ),
       sources: this.sink.sources,
       retried: this.retried,
       not_training_grade: this.notTrainingGrade,
       inferred: this.inferred,
       training_signal: signal
         ? {
-            group_advantage: signal.totals.normalisation,
-            group_by: signal.totals.by,
+            reward_vector: signal.rewardVector,
+            group_advantage: totals?.normalisation ?? null,
+            group_by: signal.by,
             std_ddof: 1,
             eps: 0.0001,
             groups: this.sink.groups,

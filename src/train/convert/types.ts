@@ -26,6 +26,12 @@ export interface ConvertOptions {
   upstreamRows?: boolean;
   /** Fail before writing unless exactly this many rows come out. */
   expectedRows?: number;
+  /** Only the rollouts a canonical-selection.json selects (before groups and --min-reward). */
+  canonicalSelection?: string;
+  /** Add reward_vector (and, with groupAdvantage, advantage_vector) to every row. */
+  rewardVector?: boolean;
+  /** Also write Claude Code subagents' calls as rows of their own (agent_role "subagent"). */
+  subagentRows?: boolean;
   onWarning?: (message: string) => void;
 }
 

@@ -11,6 +11,7 @@ import {
   readRolloutFolder,
 } from "../../jobs-dir/index.js";
 import type { ScoreOutcome } from "../../schemas/outcome.js";
+import { type RewardVector, rewardVectorOf } from "../signal/reward-vector.js";
 
 export type { ResultState } from "../../jobs-dir/index.js";
 
@@ -36,6 +37,8 @@ export interface RolloutFacts {
   reward: number | null;
   /** Every finite numeric key of result.json rewards (the task's keys, a multi-step task's steps), when scored. */
   rewards: Record<string, number> | null;
+  /** --reward-vector: every finite number under rewards, nested keys flattened; null when unscored. */
+  rewardVector: RewardVector | null;
   /** The error category a trainer masks on: agent side first, then verifier side. */
   error: string | null;
   outcome: string | null;
@@ -103,6 +106,7 @@ export function factsOf(
     taskDigest: f.taskDigest,
     reward: f.reward,
     rewards: f.reward === null ? null : numericRewards(f.result?.rewards),
+    rewardVector: rewardVectorOf(f.result?.rewards, f.reward),
     error: f.outcome.maskCategory,
     outcome: f.outcome.outcome,
     replaced: f.replaced,

@@ -1,0 +1,156 @@
+// validate's checks of the data behind the rows (upstream's flags): `--source-jobs DIR` adds the
+// health of the rollouts (scored, with tool calls, with a readable llm_trajectory.jsonl),
+// `--source-canonical-selection FILE` counts (and, with --source-jobs, restricts the health to)
+// the selected rollouts, `--task-manifest FILE` counts its tasks. `--require-tool-calls` and
+// `--require-llm-trajectory` turn the health into failures.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { UserInputError } from "../../errors.js";
+import { RESULT, readObject, TRAJECTORY } from "../../jobs-dir/index.js";
+import { isRecord, readJsonLines } from "../../util/jsonl.js";
+import { readCanonicalSelection, readSelectionList } from "../convert/selection.js";
+import { scanRollouts } from "../rollouts/scan.js";
+
+export interface SourceHealth {
+  total_rows: number;
+  scored_rows: number;
+  unscored_rows: number;
+  rows_with_tool_calls: number;
+  missing_llm_trajectory: number;
+  malformed_llm_trajectory: number;
+}
+
+export interface SourceOptions {
+  sourceJobs?: string;
+  sourceCanonicalSelection?: string;
+  taskManifest?: string;
+  requireToolCalls?: boolean;
+  requireLlmTrajectory?: boolean;
+}
+
+export interface SourceReport {
+  fields: { source_health?: SourceHealth; canonical_selected_rows?: number; task_manifest_rows?: number };
+  /** Failures, as sentences (validate prints each on stderr and exits 1). */
+  problems: string[];
+}
+
+const count = (v: unknown): number | null =>
+  Number.isInteger(v) && (v as number) >= 0 ? (v as number) : null;
+
+/** Upstream's count: the result's n_tool_calls, else agent_result's, else the trajectory summary's. */
+function toolCallsOf(result: Record<string, unknown>): number {
+  const agent = isRecord(result.agent_result) ? result.agent_result : {};
+  const summary = isRecord(result.trajectory_summary) ? result.trajectory_summary : {};
+  return count(result.n_tool_calls) ?? count(agent.n_tool_calls) ?? count(summary.tool_call_steps) ?? 0;
+}
+
+const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** Scored: rewards.reward (or a legacy top-level reward) is a number. */
+function scoredOf(result: Record<string, unknown>): boolean {
+  const rewards = isRecord(result.rewards) ? result.rewards : {};
+  return isNumber(rewards.reward) || isNumber(result.reward);
+}
+
+async function trajectoryState(dir: string): Promise<"missing" | "malformed" | "ok"> {
+  try {
+    const lines = await readJsonLines(path.join(dir, TRAJECTORY));
+    if (lines === undefined) return "missing";
+    return lines.every(isRecord) ? "ok" : "malformed";
+  } catch (err) {
+    if (err instanceof UserInputError) return "malformed";
+    throw err;
+  }
+}
+
+/** The health of rollout folders; a folder without a readable result.json is not a row. */
+async function healthOf(dirs: readonly string[]): Promise<SourceHealth> {
+  const h: SourceHealth = {
+    total_rows: 0,
+    scored_rows: 0,
+    unscored_rows: 0,
+    rows_with_tool_calls: 0,
+    missing_llm_trajectory: 0,
+    malformed_llm_trajectory: 0,
+  };
+  for (const dir of dirs) {
+    const result = await readObject(path.join(dir, RESULT));
+    if (!result) continue;
+    h.total_rows++;
+    if (scoredOf(result)) h.scored_rows++;
+    else h.unscored_rows++;
+    if (toolCallsOf(result) > 0) h.rows_with_tool_calls++;
+    const traj = await trajectoryState(dir);
+    if (traj === "missing") h.missing_llm_trajectory++;
+    else if (traj === "malformed") h.malformed_llm_trajectory++;
+  }
+  return h;
+}
+
+/** The rollouts convert reads under a path: each trial's final attempt (a retried one is not a row). */
+async function finalRollouts(sourceJobs: string): Promise<string[]> {
+  const scan = await scanRollouts(sourceJobs);
+  return scan.rollouts.filter((r) => !scan.retried.has(r.dir)).map((r) => r.dir);
+}
+
+async function readJsonFile(file: string, flag: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch {
+    throw new UserInputError(`${flag} ${file}: no such file.`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file}: not valid JSON (${(err as Error).message}).`);
+  }
+}
+
+export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
+  const report: SourceReport = { fields: {}, problems: [] };
+  const flag = "--source-canonical-selection";
+  const selFile = opts.sourceCanonicalSelection;
+  // Counted as listed (upstream's count); its rollouts are looked for only to check their health.
+  const listed = selFile ? await readSelectionList(selFile, flag) : null;
+  const selection =
+    selFile && opts.sourceJobs !== undefined ? await readCanonicalSelection(selFile, flag) : null;
+  if (opts.sourceJobs !== undefined) {
+    const stat = await fs.stat(opts.sourceJobs).catch(() => null);
+    if (!stat?.isDirectory())
+      throw new UserInputError(
+        `--source-jobs ${opts.sourceJobs}: no such folder. Give the jobs folder the rows came from.`,
+      );
+    const health = await healthOf(selection ? selection.dirs : await finalRollouts(opts.sourceJobs));
+    report.fields.source_health = health;
+    if (
+      opts.requireLlmTrajectory &&
+      (health.missing_llm_trajectory > 0 || health.malformed_llm_trajectory > 0)
+    ) {
+      report.problems.push(
+        `source jobs contain missing/malformed llm_trajectory.jsonl: ${health.missing_llm_trajectory} missing, ` +
+          `${health.malformed_llm_trajectory} malformed of ${health.total_rows} rollout(s)`,
+      );
+    }
+    if (opts.requireToolCalls && health.rows_with_tool_calls !== health.total_rows) {
+      report.problems.push(
+        `not all source rows contain tool calls: ${health.rows_with_tool_calls} / ${health.total_rows}`,
+      );
+    }
+  } else if (opts.requireLlmTrajectory) {
+    throw new UserInputError(
+      "--require-llm-trajectory checks the source rollouts: give --source-jobs DIR too.",
+    );
+  }
+  if (listed) report.fields.canonical_selected_rows = listed.rows.length;
+  if (opts.taskManifest !== undefined) {
+    const data = await readJsonFile(opts.taskManifest, "--task-manifest");
+    const tasks = isRecord(data) ? data.tasks : undefined;
+    if (!Array.isArray(tasks))
+      throw new Error(
+        `${opts.taskManifest}: "tasks" must be a list (a task manifest is {tasks: [{task_id, path, digest}]}).`,
+      );
+    report.fields.task_manifest_rows = tasks.length;
+  }
+  return report;
+}
