@@ -9,9 +9,16 @@ import type { RowMode } from "../train/convert/rows.js";
 import type { Normalisation } from "../train/groups/advantage.js";
 import { endCounts, type StreamEnd } from "../train/stream/end.js";
 import { streamRollouts } from "../train/stream/stream.js";
+import {
+  type ContextPolicy,
+  type TokenizerFlags,
+  validationTokenizerOf,
+} from "../train/tokenizer/options.js";
 import { pyJson } from "../train/validate/py-json.js";
+import { TokenizationCheck } from "../train/validate/tokenization.js";
 import { type RowFormat, validateFile } from "../train/validate/validate.js";
 import { ExitCode, exitCodeOf } from "./errors.js";
+import { registerTokenCoverage } from "./train-token-coverage.js";
 
 const GROUP_BY_HELP = "keys from task, agent, model, task_digest, job, policy_version";
 
@@ -50,6 +57,17 @@ async function action(name: string, fn: () => Promise<number>): Promise<void> {
   if (code !== 0) throw new ExitCode(code);
 }
 
+const TOKENIZER_HELP = "a folder or tokenizer.json, or a Hugging Face model id in the local HF cache";
+
+/** --tokenizer, --tokenizer-revision, --max-length as convert and validate take them. */
+function tokenizerFlags(o: Record<string, unknown>): TokenizerFlags {
+  return {
+    tokenizer: o.tokenizer as string | undefined,
+    tokenizerRevision: o.tokenizerRevision as string | undefined,
+    maxLength: num("--max-length", o.maxLength as string | undefined, { integer: true, min: 1 }),
+  };
+}
+
 async function writeOut(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, "drain");
 }
@@ -76,6 +94,13 @@ export function registerTrainCommands(program: Command): Command {
     )
     .option("--manifest <file>", "write counts by reason and every group with its members")
     .option("--expected-rows <n>", "fail, writing nothing, unless exactly this many rows come out")
+    .option(
+      "--context-policy <policy>",
+      "trl-sft: full, or message-window (needs --tokenizer and --max-length)",
+    )
+    .option("--tokenizer <tokenizer>", `trl-sft message-window: ${TOKENIZER_HELP}`)
+    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer (default main)")
+    .option("--max-length <n>", "trl-sft message-window: the most tokens a row may have")
     .action((jobs: string, o: Record<string, string | undefined>) =>
       action("convert", async () => {
         const out = o.out as string;
@@ -90,6 +115,8 @@ export function registerTrainCommands(program: Command): Command {
           manifest: o.manifest,
           expectedRows: num("--expected-rows", o.expectedRows, { integer: true, min: 0 }),
           keepGroups: false,
+          contextPolicy: o.contextPolicy as ContextPolicy | undefined,
+          ...tokenizerFlags(o),
           onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
         });
         process.stdout.write(`${convertLines(res, out).join("\n")}\n`);
@@ -166,12 +193,18 @@ export function registerTrainCommands(program: Command): Command {
     .option("--format <format>", "prime-sft, trl-sft or tokens (default: from each row)")
     .option("--require-tool-calls", "fail when any row has no tool call")
     .option("--expected-rows <n>", "fail unless exactly this many rows")
+    .option("--tokenizer <tokenizer>", `trl-sft: render and tokenize every row; ${TOKENIZER_HELP}`)
+    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer (default main)")
+    .option("--max-length <n>", "trl-sft with --tokenizer: fail a row longer than this many tokens")
     .action((file: string, o: Record<string, string | boolean | undefined>) =>
       action("validate", async () => {
         const stat = await fs.stat(file).catch(() => null);
         if (!stat?.isFile())
           throw new UserInputError(`${file}: no such file. Give the JSONL file convert wrote.`);
+        const flags = tokenizerFlags(o);
+        const tokenizer = await validationTokenizerOf(o.format as RowFormat | undefined, flags);
         const report = await validateFile(file, {
+          tokenization: tokenizer ? new TokenizationCheck(tokenizer, flags.maxLength ?? null) : null,
           format: o.format as RowFormat | undefined,
           requireToolCalls: o.requireToolCalls === true,
           expectedRows: num("--expected-rows", o.expectedRows as string | undefined, {
@@ -188,5 +221,6 @@ export function registerTrainCommands(program: Command): Command {
         return report.ok ? 0 : 1;
       }),
     );
+  registerTokenCoverage(train, action);
   return train;
 }

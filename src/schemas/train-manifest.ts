@@ -88,6 +88,14 @@ export const Manifest = z
     sources: z.array(z.string()),
     retried: z.array(RetriedAttempt),
     not_training_grade: z.array(z.object({ rollout_dir: z.string(), reason: z.string() })),
+    rows_compacted: z.number().int().optional().describe("trl-sft: rows the message window shortened"),
+    messages_dropped: z
+      .number()
+      .int()
+      .optional()
+      .describe("trl-sft: prompt messages the message window left out"),
+    max_original_tokens: z.number().int().optional().describe("trl-sft message-window: longest row before"),
+    max_final_tokens: z.number().int().optional().describe("trl-sft message-window: longest row written"),
     training_signal: z
       .object({
         group_advantage: NormalisationName,

@@ -12,6 +12,8 @@ import { NORMALISATIONS } from "../groups/advantage.js";
 import { groupKeyOf, parseGroupBy, policyVersionKey } from "../groups/groups.js";
 import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
+import { messageWindowOf } from "../tokenizer/options.js";
+import { NO_WINDOW } from "../tokenizer/window.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
 import { type ConvertGroup, writeGroup } from "./group.js";
 import { emitRow, readCalls, type WriteContext } from "./io.js";
@@ -96,6 +98,7 @@ function liveRollouts(j: ScannedJob, stats: ConvertStats, opts: ConvertOptions):
 export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const { format, rowMode } = assertOptions(opts);
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
+  const window = await messageWindowOf(format, opts);
   const scan = await scanJobs(opts.jobs);
   await assertOutputs(opts, scan);
   const sink = await ManifestSink.open(opts.manifest, opts.keepGroups ?? true);
@@ -103,7 +106,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const writer = await RowWriter.open(opts.out);
   let totals: GroupTotals | null = null;
   try {
-    const ctx: WriteContext = { format, rowMode, minReward: opts.minReward, stats, writer };
+    const ctx: WriteContext = { format, rowMode, minReward: opts.minReward, stats, writer, window };
     if (opts.groupAdvantage) {
       totals = {
         normalisation: opts.groupAdvantage,
@@ -137,6 +140,8 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
     throw err;
   }
   const manifest = stats.manifest(totals ? { totals } : null);
+  // Upstream's trl-sft manifest always carries the window's totals (zeros with --context-policy full).
+  if (format === "trl-sft") Object.assign(manifest, window?.totals ?? NO_WINDOW);
   await sink.finish(manifest);
   return { rows: stats.rowsWritten, rollouts: stats.rolloutsSeen, manifest, groups: totals };
 }

@@ -14,6 +14,7 @@ import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
 import { conversationOf, requestModelOf } from "../dialects/index.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
+import type { MessageWindow } from "../tokenizer/window.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
 
@@ -63,7 +64,7 @@ function common(facts: RolloutFacts) {
 export function rowsOfRollout(
   exchanges: readonly Exchange[],
   facts: RolloutFacts,
-  opts: { format: RowFormat; rowMode: RowMode },
+  opts: { format: RowFormat; rowMode: RowMode; window?: MessageWindow | null },
 ): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
   const bump = (k: keyof RowsOutcome["skips"], n = 1) => {
@@ -132,7 +133,10 @@ export function rowsOfRollout(
       bump("skipped_invalid");
       continue;
     }
-    out.rows.push({ row, toolCalls: check.toolCalls });
+    // --context-policy message-window: the row within --max-length tokens, or the conversion fails.
+    const where = `${path.join(facts.displayDir, TRAJECTORY)} exchange ${ex.index}`;
+    const fitted = opts.window && "prompt" in row ? opts.window.fit(row, where) : row;
+    out.rows.push({ row: fitted, toolCalls: check.toolCalls });
   }
   return out;
 }
