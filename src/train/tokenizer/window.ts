@@ -81,13 +81,18 @@ export class MessageWindow {
       const keep = requiredPrefix(row.prompt);
       const prefix = row.prompt.slice(0, keep);
       const tail = turns(row.prompt.slice(keep));
-      let kept: ChatMessage[] = [];
-      // Newest turn first; the first that does not fit ends the run, so what is kept is contiguous.
-      for (let i = tail.length - 1; i >= 0; i--) {
-        const candidate = [...(tail[i] as ChatMessage[]), ...kept];
-        if (rowLength(this.tokenizer, { ...row, prompt: [...prefix, ...candidate] }) > this.maxLength) break;
-        kept = candidate;
+      const withRecent = (k: number) => [...prefix, ...tail.slice(tail.length - k).flat()];
+      // The most recent turns that fit, newest first: what is kept is contiguous, never an older turn
+      // past one that did not fit. A rendered conversation only grows as turns are added in front, so
+      // the count is found by halving (a few renders of a long row, not one per turn).
+      let lo = 0;
+      let hi = tail.length;
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (rowLength(this.tokenizer, { ...row, prompt: withRecent(mid) }) <= this.maxLength) lo = mid;
+        else hi = mid - 1;
       }
+      const kept = tail.slice(tail.length - lo).flat();
       if (tail.length > 0 && kept.length === 0) {
         throw new TokenizationError(
           `most recent assistant/tool context group does not fit max_length ${this.maxLength} with the ` +
