@@ -262,3 +262,98 @@ describe("bench train token-coverage", () => {
     );
   });
 });
+
+describe("upstream's message-window and validate scenarios, with its test tokenizer's counts", () => {
+  // Upstream's tests count 1 token a tool, 1 before each assistant message, 1 a content character (at
+  // least 1), and 1 for the generation prompt. The same counts as a chat template over our byte-level
+  // tokenizer: "T" a tool, <|im_start|> the assistant marker, "_" an empty content.
+  const template =
+    "{%- if tools %}{% for t in tools %}T{% endfor %}{% endif -%}" +
+    "{%- for m in messages -%}{% if m.role == 'assistant' %}<|im_start|>{% endif %}" +
+    "{% if m.content %}{{ m.content }}{% else %}_{% endif %}{%- endfor -%}" +
+    "{%- if add_generation_prompt %}<|im_start|>{% endif -%}";
+  writeTinyTokenizer(path.join(root, "upstream-tok"), { template });
+
+  it("keeps the complete recent tool turn: 21 tokens of 24, two messages dropped", () => {
+    const jobs = jobWith("upstream-keeps", "recent");
+    const r = bench(
+      "convert",
+      jobs,
+      "--format",
+      "trl-sft",
+      "--out",
+      "out/u.jsonl",
+      "--manifest",
+      "out/u.json",
+      "--context-policy",
+      "message-window",
+      "--tokenizer",
+      "upstream-tok",
+      "--max-length",
+      "24",
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const row = JSON.parse(fs.readFileSync(path.join(root, "out", "u.jsonl"), "utf8"));
+    assert.deepEqual(
+      row.prompt.map((m: { role: string }) => m.role),
+      ["system", "user", "assistant", "tool"],
+    );
+    assert.equal(row.prompt.at(-1).tool_call_id, "call_recent");
+    assert.equal(row.context_window.messages_dropped, 2);
+    assert.equal(row.context_window.final_tokens, 21);
+    const m = JSON.parse(fs.readFileSync(path.join(root, "out", "u.json"), "utf8"));
+    assert.equal(m.rows_compacted, 1);
+    assert.equal(m.messages_dropped, 2);
+  });
+
+  it("rejects an unusable recent tool context (max 20)", () => {
+    const jobs = jobWith("upstream-rejects", "x".repeat(40));
+    const r = bench(
+      "convert",
+      jobs,
+      "--format",
+      "trl-sft",
+      "--out",
+      "out/ur.jsonl",
+      "--context-policy",
+      "message-window",
+      "--tokenizer",
+      "upstream-tok",
+      "--max-length",
+      "20",
+    );
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /most recent assistant\/tool context group does not fit/);
+  });
+
+  it("validate: 4 trainable tokens; a 10-token row fails max_length 8", () => {
+    fs.writeFileSync(
+      path.join(root, "u-trl.jsonl"),
+      `${JSON.stringify({ prompt: [{ role: "user", content: "do it" }], completion: [{ role: "assistant", content: "done" }], tools: [] })}\n`,
+    );
+    const ok = bench(
+      "validate",
+      "u-trl.jsonl",
+      "--format",
+      "trl-sft",
+      "--tokenizer",
+      "upstream-tok",
+      "--max-length",
+      "20",
+    );
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(JSON.parse(ok.stdout).tokenization.min_trainable_assistant_tokens, 4);
+    const long = bench(
+      "validate",
+      "u-trl.jsonl",
+      "--format",
+      "trl-sft",
+      "--tokenizer",
+      "upstream-tok",
+      "--max-length",
+      "8",
+    );
+    assert.equal(long.code, 1);
+    assert.match(long.stderr, /tokenized length 10 exceeds max_length 8/);
+  });
+});
