@@ -9,10 +9,17 @@ import type { RowMode } from "../train/convert/rows.js";
 import type { Normalisation } from "../train/groups/advantage.js";
 import { endCounts, type StreamEnd } from "../train/stream/end.js";
 import { streamRollouts } from "../train/stream/stream.js";
+import {
+  type ContextPolicy,
+  type TokenizerFlags,
+  validationTokenizerOf,
+} from "../train/tokenizer/options.js";
 import { pyJson } from "../train/validate/py-json.js";
 import { checkSource } from "../train/validate/source.js";
+import { TokenizationCheck } from "../train/validate/tokenization.js";
 import { type RowFormat, validateFile } from "../train/validate/validate.js";
 import { ExitCode, exitCodeOf } from "./errors.js";
+import { registerTokenCoverage } from "./train-token-coverage.js";
 
 const GROUP_BY_HELP = "keys from task, agent, model, task_digest, job, policy_version";
 
@@ -49,6 +56,17 @@ async function action(name: string, fn: () => Promise<number>): Promise<void> {
     code = exitCodeOf(err);
   }
   if (code !== 0) throw new ExitCode(code);
+}
+
+const TOKENIZER_HELP = "a folder or tokenizer.json, or a Hugging Face model id in the local HF cache";
+
+/** --tokenizer, --tokenizer-revision, --max-length as convert and validate take them. */
+function tokenizerFlags(o: Record<string, unknown>): TokenizerFlags {
+  return {
+    tokenizer: o.tokenizer as string | undefined,
+    tokenizerRevision: o.tokenizerRevision as string | undefined,
+    maxLength: num("--max-length", o.maxLength as string | undefined, { integer: true, min: 1 }),
+  };
 }
 
 async function writeOut(text: string): Promise<void> {
@@ -91,6 +109,13 @@ export function registerTrainCommands(program: Command): Command {
       "add reward_vector (every number the verifier wrote); with groups, advantage_vector",
     )
     .option("--subagent-rows", "also write Claude Code subagents' calls as rows (agent_role subagent)")
+    .option(
+      "--context-policy <policy>",
+      "trl-sft: full, or message-window (needs --tokenizer and --max-length)",
+    )
+    .option("--tokenizer <tokenizer>", `trl-sft message-window: ${TOKENIZER_HELP}`)
+    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer (default main)")
+    .option("--max-length <n>", "trl-sft message-window: the most tokens a row may have")
     .action((jobs: string, o: Record<string, string | undefined>) =>
       action("convert", async () => {
         const out = o.out as string;
@@ -109,6 +134,8 @@ export function registerTrainCommands(program: Command): Command {
           subagentRows: Boolean(o.subagentRows),
           keepGroups: false,
           upstreamRows: (o.upstreamRows as unknown) === true,
+          contextPolicy: o.contextPolicy as ContextPolicy | undefined,
+          ...tokenizerFlags(o),
           onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
         });
         process.stdout.write(`${convertLines(res, out).join("\n")}\n`);
@@ -193,12 +220,18 @@ export function registerTrainCommands(program: Command): Command {
       "--require-llm-trajectory",
       "with --source-jobs: fail when a rollout's llm_trajectory.jsonl is missing or malformed",
     )
+    .option("--tokenizer <tokenizer>", `trl-sft: render and tokenize every row; ${TOKENIZER_HELP}`)
+    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer (default main)")
+    .option("--max-length <n>", "trl-sft with --tokenizer: fail a row longer than this many tokens")
     .action((file: string, o: Record<string, string | boolean | undefined>) =>
       action("validate", async () => {
         const stat = await fs.stat(file).catch(() => null);
         if (!stat?.isFile())
           throw new UserInputError(`${file}: no such file. Give the JSONL file convert wrote.`);
+        const flags = tokenizerFlags(o);
+        const tokenizer = await validationTokenizerOf(o.format as RowFormat | undefined, flags);
         const report = await validateFile(file, {
+          tokenization: tokenizer ? new TokenizationCheck(tokenizer, flags.maxLength ?? null) : null,
           format: o.format as RowFormat | undefined,
           requireToolCalls: o.requireToolCalls === true,
           expectedRows: num("--expected-rows", o.expectedRows as string | undefined, {
@@ -230,5 +263,6 @@ export function registerTrainCommands(program: Command): Command {
         return report.ok ? 0 : 1;
       }),
     );
+  registerTokenCoverage(train, action);
   return train;
 }

@@ -132,6 +132,14 @@ export const Manifest = z
       .optional()
       .describe("rollouts whose result.json lacked fields (upstream's), with what was filled in"),
     ...SUBAGENT_COUNTS,
+    rows_compacted: z.number().int().optional().describe("trl-sft: rows the message window shortened"),
+    messages_dropped: z
+      .number()
+      .int()
+      .optional()
+      .describe("trl-sft: prompt messages the message window left out"),
+    max_original_tokens: z.number().int().optional().describe("trl-sft message-window: longest row before"),
+    max_final_tokens: z.number().int().optional().describe("trl-sft message-window: longest row written"),
     training_signal: z
       .object({
         reward_vector: z.boolean().describe("whether rows carry reward_vector"),

@@ -167,6 +167,20 @@ export const TrlSftRow = z
     call_purpose: z.string(),
     source: z.literal("benchflow-llm-trajectory"),
     token_usage: z.record(z.string(), z.unknown()).optional(),
+    context_window: z
+      .object({
+        policy: z.literal("message-window"),
+        original_messages: z.number().int(),
+        retained_messages: z.number().int(),
+        messages_dropped: z.number().int(),
+        original_tokens: z.number().int(),
+        final_tokens: z.number().int(),
+        max_length: z.number().int(),
+        tokenizer: z.string(),
+        tokenizer_revision: z.string().nullable(),
+      })
+      .optional()
+      .describe("--context-policy message-window: what the window kept, in messages and tokens"),
     ...RowSource,
     ...Signal,
     ...Extras,

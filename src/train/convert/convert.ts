@@ -13,6 +13,8 @@ import { groupKeyOf, parseGroupBy, policyVersionKey } from "../groups/groups.js"
 import { convertJsonlInput, isJsonlInput } from "../inputs/jsonl-input.js";
 import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
+import { messageWindowOf } from "../tokenizer/options.js";
+import { NO_WINDOW } from "../tokenizer/window.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
 import { type ConvertGroup, writeGroup } from "./group.js";
 import { emitRow, readCalls, type WriteContext } from "./io.js";
@@ -106,6 +108,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   // A results.jsonl or a trainer JSONL in place of a jobs folder (src/train/inputs).
   if (await isJsonlInput(opts.jobs)) return convertJsonlInput(opts, format, rowMode);
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
+  const window = await messageWindowOf(format, opts);
   let scan = await scanJobs(opts.jobs);
   // Checked before anything is written; the rollouts it leaves out count nowhere.
   if (opts.canonicalSelection)
@@ -125,6 +128,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
       writer,
       rewardVector: opts.rewardVector === true,
       subagentRows: opts.subagentRows === true,
+      window,
     };
     if (opts.groupAdvantage) {
       totals = {
@@ -160,6 +164,8 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   }
   const rewardVector = opts.rewardVector === true;
   const manifest = stats.manifest(totals || rewardVector ? { totals, by, rewardVector } : null);
+  // Upstream's trl-sft manifest always carries the window's totals (zeros with --context-policy full).
+  if (format === "trl-sft") Object.assign(manifest, window?.totals ?? NO_WINDOW);
   await sink.finish(manifest);
   return { rows: stats.rowsWritten, rollouts: stats.rolloutsSeen, manifest, groups: totals };
 }

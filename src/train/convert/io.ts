@@ -3,6 +3,7 @@ import path from "node:path";
 import { type Exchange, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
+import type { MessageWindow } from "../tokenizer/window.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { RowWriter } from "./row-writer.js";
 import type { BaseRow, RowMode } from "./rows.js";
@@ -46,6 +47,8 @@ export interface WriteContext {
   /** --reward-vector and --subagent-rows. */
   rewardVector?: boolean;
   subagentRows?: boolean;
+  /** --context-policy message-window (trl-sft). */
+  window?: MessageWindow | null;
 }
 
 export async function emitRow(

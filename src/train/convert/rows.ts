@@ -15,6 +15,7 @@ import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schem
 import { conversationOf, type Repairs, repairToolOutputs, requestModelOf } from "../dialects/index.js";
 import { upstreamConversationOf } from "../dialects/upstream-rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
+import type { MessageWindow } from "../tokenizer/window.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
 import { type CallRoles, roleFields, rowCandidates } from "./subagents.js";
@@ -72,6 +73,7 @@ export function rowsOfRollout(
     upstreamRows?: boolean;
     roles?: CallRoles | null;
     subagentRows?: boolean;
+    window?: MessageWindow | null;
   },
 ): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
@@ -148,7 +150,10 @@ export function rowsOfRollout(
       bump("skipped_invalid");
       continue;
     }
-    out.rows.push({ row, toolCalls: check.toolCalls });
+    // --context-policy message-window: the row within --max-length tokens, or the conversion fails.
+    const where = `${path.join(facts.displayDir, TRAJECTORY)} exchange ${ex.index}`;
+    const fitted = opts.window && "prompt" in row ? opts.window.fit(row, where) : row;
+    out.rows.push({ row: fitted, toolCalls: check.toolCalls });
     for (const [k, n] of Object.entries(repaired.repairs) as Array<[keyof Repairs, number]>)
       if (n > 0) bump(k, n);
   }

@@ -3,10 +3,11 @@
 import type { Manifest } from "../../schemas/train-manifest.js";
 import type { GroupByKey, WithheldReason } from "../../schemas/train-rows.js";
 import type { Normalisation } from "../groups/advantage.js";
+import type { ContextPolicy, TokenizerFlags } from "../tokenizer/options.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { RowMode } from "./rows.js";
 
-export interface ConvertOptions {
+export interface ConvertOptions extends TokenizerFlags {
   /** A rollout folder, a job folder or a folder of jobs. */
   jobs: string;
   out: string;
@@ -33,6 +34,8 @@ export interface ConvertOptions {
   /** Also write Claude Code subagents' calls as rows of their own (agent_role "subagent"). */
   subagentRows?: boolean;
   onWarning?: (message: string) => void;
+  /** trl-sft: full (default) or message-window (with --tokenizer and --max-length). */
+  contextPolicy?: ContextPolicy;
 }
 
 export interface GroupTotals {

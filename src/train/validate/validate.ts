@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import { UserInputError } from "../../errors.js";
 import { isRecord } from "../../util/jsonl.js";
 import { checkMessages, declaredToolNames } from "./messages.js";
+import type { TokenizationCheck, TokenizationSummary } from "./tokenization.js";
 
 export type RowFormat = "prime-sft" | "trl-sft" | "tokens";
 export const ROW_FORMATS: readonly RowFormat[] = ["prime-sft", "trl-sft", "tokens"];
@@ -104,12 +105,16 @@ export interface ValidationReport {
   rows_with_tool_calls: number;
   /** Only when not ok: the first problems, each with its 1-based row number. */
   errors?: Array<{ row: number; line?: number; message: string }>;
+  /** With --tokenizer (trl-sft): the spread of rendered lengths. */
+  tokenization?: TokenizationSummary;
 }
 
 export interface ValidateOptions {
   format?: RowFormat;
   requireToolCalls?: boolean;
   expectedRows?: number;
+  /** --tokenizer: sound trl-sft rows are also measured as the trainer renders them. */
+  tokenization?: TokenizationCheck | null;
 }
 
 const MAX_ERRORS = 50;
@@ -125,6 +130,11 @@ export function validateRows(rows: Iterable<unknown>, opts: ValidateOptions = {}
     n++;
     const check =
       row instanceof RowParseError ? { problems: [row.message], toolCalls: 0 } : checkRow(row, opts.format);
+    const measured =
+      opts.tokenization && check.problems.length === 0
+        ? opts.tokenization.check(row as Record<string, unknown>)
+        : null;
+    if (measured) check.problems.push(measured);
     if (check.toolCalls > 0) withTools++;
     for (const message of check.problems) if (errors.length < MAX_ERRORS) errors.push({ row: n, message });
   }
@@ -135,6 +145,8 @@ export function validateRows(rows: Iterable<unknown>, opts: ValidateOptions = {}
     errors.push({ row: 0, message: `expected ${opts.expectedRows} row(s), found ${n}` });
   }
   const report: ValidationReport = { ok: errors.length === 0, rows: n, rows_with_tool_calls: withTools };
+  const tokenization = opts.tokenization?.summary();
+  if (tokenization) report.tokenization = tokenization;
   if (errors.length > 0) report.errors = errors;
   return report;
 }

@@ -1,0 +1,73 @@
+// The tokenizer flags of convert and validate, checked as upstream checks them, and the tokenizer
+// loaded once before any row is read (a missing tokenizer fails before anything is written).
+import { UserInputError } from "../../errors.js";
+import type { RowFormat } from "../validate/validate.js";
+import { type LoadedTokenizer, loadTokenizer } from "./load.js";
+import { MessageWindow } from "./window.js";
+
+export type ContextPolicy = "full" | "message-window";
+export const CONTEXT_POLICIES: readonly ContextPolicy[] = ["full", "message-window"];
+
+export interface TokenizerFlags {
+  /** --tokenizer: a folder or tokenizer.json, or a Hugging Face model id in the local cache. */
+  tokenizer?: string;
+  tokenizerRevision?: string;
+  maxLength?: number;
+}
+
+function anyTokenizerFlag(f: TokenizerFlags): boolean {
+  return f.tokenizer !== undefined || f.tokenizerRevision !== undefined || f.maxLength !== undefined;
+}
+
+function assertMaxLength(maxLength: number | undefined): void {
+  if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength >= 1))
+    throw new UserInputError(`--max-length: give a whole number of tokens of at least 1, not ${maxLength}.`);
+}
+
+/** convert: the message window to apply to trl-sft rows, or null with --context-policy full. */
+export async function messageWindowOf(
+  format: RowFormat,
+  f: TokenizerFlags & { contextPolicy?: ContextPolicy },
+): Promise<MessageWindow | null> {
+  const policy = f.contextPolicy ?? "full";
+  if (!CONTEXT_POLICIES.includes(policy))
+    throw new UserInputError(`--context-policy: use full or message-window, not "${policy}".`);
+  if (format !== "trl-sft") {
+    if (policy !== "full" || anyTokenizerFlag(f))
+      throw new UserInputError(
+        "--context-policy/--tokenizer/--tokenizer-revision/--max-length are supported only with --format trl-sft",
+      );
+    return null;
+  }
+  if (policy === "full") {
+    if (anyTokenizerFlag(f))
+      throw new UserInputError(
+        "--tokenizer/--tokenizer-revision/--max-length require --context-policy message-window during conversion",
+      );
+    return null;
+  }
+  if (f.tokenizer === undefined || f.maxLength === undefined)
+    throw new UserInputError("--context-policy message-window requires --tokenizer and --max-length");
+  assertMaxLength(f.maxLength);
+  return new MessageWindow(await loadTokenizer(f.tokenizer, f.tokenizerRevision ?? null), f.maxLength);
+}
+
+/** validate: the tokenizer to measure trl-sft rows with, or null without --tokenizer. */
+export async function validationTokenizerOf(
+  format: RowFormat | undefined,
+  f: TokenizerFlags,
+): Promise<LoadedTokenizer | null> {
+  if (!anyTokenizerFlag(f)) return null;
+  if (format !== "trl-sft")
+    throw new UserInputError(
+      "--tokenizer/--tokenizer-revision/--max-length are supported only with --format trl-sft",
+    );
+  assertMaxLength(f.maxLength);
+  if (f.tokenizer === undefined)
+    throw new UserInputError(
+      f.maxLength !== undefined
+        ? "--max-length requires --tokenizer"
+        : "--tokenizer-revision requires --tokenizer",
+    );
+  return loadTokenizer(f.tokenizer, f.tokenizerRevision ?? null);
+}
