@@ -103,7 +103,9 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const writer = await RowWriter.open(opts.out);
   let totals: GroupTotals | null = null;
   try {
-    const ctx: WriteContext = { format, rowMode, minReward: opts.minReward, stats, writer };
+    const redact = opts.redact ?? true;
+    stats.redact = redact;
+    const ctx: WriteContext = { format, rowMode, minReward: opts.minReward, redact, stats, writer };
     if (opts.groupAdvantage) {
       totals = {
         normalisation: opts.groupAdvantage,
@@ -154,6 +156,8 @@ async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
   stats.addSkips(produced.skips);
   if (produced.notTrainingGrade)
     stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: produced.notTrainingGrade });
+  for (const s of produced.secretsInTokens ?? [])
+    stats.secretsInTokens.push({ rollout_dir: r.displayDir, ...s });
   for (const { row, toolCalls } of produced.rows)
     await emitRow(ctx, row, toolCalls, { outcome: r.outcome, in_baseline: false });
 }

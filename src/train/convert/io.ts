@@ -2,6 +2,7 @@
 import path from "node:path";
 import { type Exchange, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
+import { redactRow } from "../redact/rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { RowWriter } from "./row-writer.js";
@@ -26,6 +27,7 @@ export interface WriteContext {
   format: RowFormat;
   rowMode: RowMode;
   minReward: number | undefined;
+  redact: boolean;
   stats: ConvertStats;
   writer: RowWriter;
 }
@@ -36,7 +38,7 @@ export async function emitRow(
   toolCalls: number,
   signal: Record<string, unknown>,
 ): Promise<void> {
-  await ctx.writer.write({ ...row, ...signal });
+  await ctx.writer.write(redactRow({ ...row, ...signal }, ctx.redact, ctx.stats));
   ctx.stats.rowsWritten++;
   if (toolCalls > 0) ctx.stats.rowsWithToolCalls++;
 }

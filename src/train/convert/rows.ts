@@ -13,6 +13,7 @@ import { TRAJECTORY } from "../../jobs-dir/index.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
 import { conversationOf, requestModelOf } from "../dialects/index.js";
+import { secretInTokenSource } from "../redact/rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
@@ -27,6 +28,8 @@ export interface RowsOutcome {
   rows: Array<{ row: BaseRow; toolCalls: number }>;
   skips: Partial<Record<SkipReason, number>>;
   notTrainingGrade?: string;
+  /** Tokens rows left out with redaction on: their source text holds a secret. */
+  secretsInTokens?: Array<{ thread: number; reason: string }>;
 }
 
 const PRIMARY = new Set(["agent", "subagent"]);
@@ -63,7 +66,7 @@ function common(facts: RolloutFacts) {
 export function rowsOfRollout(
   exchanges: readonly Exchange[],
   facts: RolloutFacts,
-  opts: { format: RowFormat; rowMode: RowMode },
+  opts: { format: RowFormat; rowMode: RowMode; redact?: boolean },
 ): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
   const bump = (k: keyof RowsOutcome["skips"], n = 1) => {
@@ -73,7 +76,7 @@ export function rowsOfRollout(
     bump("skipped_no_trajectory");
     return out;
   }
-  if (opts.format === "tokens") return tokenRows(exchanges, facts, out);
+  if (opts.format === "tokens") return tokenRows(exchanges, facts, out, opts.redact ?? true);
   const ok = exchanges.filter(isSuccessful);
   if (ok.length === 0) {
     bump("skipped_provider_error");
@@ -137,7 +140,12 @@ export function rowsOfRollout(
   return out;
 }
 
-function tokenRows(exchanges: readonly Exchange[], facts: RolloutFacts, out: RowsOutcome): RowsOutcome {
+function tokenRows(
+  exchanges: readonly Exchange[],
+  facts: RolloutFacts,
+  out: RowsOutcome,
+  redact: boolean,
+): RowsOutcome {
   const report = tokenReport(exchanges);
   if (!report.sequences) {
     out.skips.skipped_not_training_grade = 1;
@@ -146,6 +154,15 @@ function tokenRows(exchanges: readonly Exchange[], facts: RolloutFacts, out: Row
   }
   const versions = policyVersions(exchanges);
   for (const seq of report.sequences) {
+    // Ids encode the text, so a row whose text holds a secret cannot be redacted: it is left out.
+    const secret = redact
+      ? secretInTokenSource(exchanges.filter((ex) => seq.calls.includes(ex.index)))
+      : null;
+    if (secret) {
+      out.skips.skipped_secret_in_tokens = (out.skips.skipped_secret_in_tokens ?? 0) + 1;
+      out.secretsInTokens = [...(out.secretsInTokens ?? []), { thread: seq.thread, reason: secret }];
+      continue;
+    }
     const row: BaseRow = {
       ...seq,
       task_name: facts.task,

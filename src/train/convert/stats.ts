@@ -15,6 +15,11 @@ export class ConvertStats {
   readonly skips = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
   readonly retried: RetriedAttempt[] = [];
   readonly notTrainingGrade: Array<{ rollout_dir: string; reason: string }> = [];
+  // Redaction (src/train/redact): what the rows written had replaced, and the tokens rows left out.
+  redact = true;
+  rowsRedacted = 0;
+  secretsRedacted = 0;
+  readonly secretsInTokens: Array<{ rollout_dir: string; thread: number; reason: string }> = [];
 
   constructor(
     readonly format: RowFormat,
@@ -44,6 +49,10 @@ export class ConvertStats {
       sources: this.sink.sources,
       retried: this.retried,
       not_training_grade: this.notTrainingGrade,
+      redact: this.redact,
+      rows_redacted: this.rowsRedacted,
+      secrets_redacted: this.secretsRedacted,
+      secrets_in_tokens: this.secretsInTokens,
       training_signal: signal
         ? {
             group_advantage: signal.totals.normalisation,

@@ -22,6 +22,8 @@ export interface ConvertOptions {
    * manifest file gets them either way, and memory then stays flat however large the job.
    */
   keepGroups?: boolean;
+  /** Redact secrets in row content (default true); a tokens row whose text holds one is left out. */
+  redact?: boolean;
   /** Fail before writing unless exactly this many rows come out. */
   expectedRows?: number;
   onWarning?: (message: string) => void;

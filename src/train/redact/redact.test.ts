@@ -23,8 +23,16 @@ const FAKE_JWT = `eyJ${"hbGciOiJIUzI1NiJ9"}.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dQw4w9Wg
 
 // [input, what must not survive, what must survive (or null)]
 const LEAKS: Array<[string, string, string | null]> = [
-  ['{"key": "sk-ant-api03-abc123XYZ_defghijklmnopqrstuvwxyz0123456789"}', "defghijklmnopqrstuvwxyz0123456789", null],
-  ['{"key": "sk-proj-abc123XYZ_defghijklmnopqrstuvwxyz0123456789"}', "defghijklmnopqrstuvwxyz0123456789", null],
+  [
+    '{"key": "sk-ant-api03-abc123XYZ_defghijklmnopqrstuvwxyz0123456789"}',
+    "defghijklmnopqrstuvwxyz0123456789",
+    null,
+  ],
+  [
+    '{"key": "sk-proj-abc123XYZ_defghijklmnopqrstuvwxyz0123456789"}',
+    "defghijklmnopqrstuvwxyz0123456789",
+    null,
+  ],
   ['{"key": "sk-abc1234567defghijklmnopqrstuvwxyz"}', "defghijklmnopqrstuvwxyz", null],
   ['{"key": "AIzaSyFAKEKEYFORTESTSONLYxxxxxxxxxxxxxxx"}', "FORTESTSONLYxxxxxxxxxxxxxxx", null],
   ['{"key": "AKIAIOSFODNN7EXAMPLE"}', "IOSFODNN7EXAMPLE", null],
@@ -35,7 +43,11 @@ const LEAKS: Array<[string, string, string | null]> = [
     "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.secret",
     null,
   ],
-  ['{"x-api-key": "AIzaSyFAKEKEYFORTESTSONLYxxxxxxxxxxxxxxx"}', "AIzaSyFAKEKEYFORTESTSONLYxxxxxxxxxxxxxxx", null],
+  [
+    '{"x-api-key": "AIzaSyFAKEKEYFORTESTSONLYxxxxxxxxxxxxxxx"}',
+    "AIzaSyFAKEKEYFORTESTSONLYxxxxxxxxxxxxxxx",
+    null,
+  ],
   ['{"api-key": "abc123secret456value"}', "abc123secret456value", null],
   [`{"key": "${FAKE_GHP}"}`, "16C7e42F292c6912E7710c838347Ae178B4abcde", null],
   [`{"key": "${FAKE_GH_PAT}"}`, "11ABCDE0Y0abcdefghij_klmnopqrstuvwxyz0123456789", null],
@@ -59,7 +71,11 @@ const LEAKS: Array<[string, string, string | null]> = [
   [`{"master_key": "${FAKE_MASTER_KEY}"}`, "FAKEmasterKEYvalue1234567890abcd", null],
   [`Incorrect API key provided: ${FAKE_SVCACCT}`, "T3BlbkFJFAKEsvcacct0123456789ab", null],
   [`AuthenticationError: ${FAKE_ADMIN}`, "T3BlbkFJFAKEadminkey0123456789ab", null],
-  [`OpenrouterException - invalid api key ${FAKE_OPENROUTER}`, "0123fakeOPENROUTER456789abcdef0123456789", null],
+  [
+    `OpenrouterException - invalid api key ${FAKE_OPENROUTER}`,
+    "0123fakeOPENROUTER456789abcdef0123456789",
+    null,
+  ],
   [`Authorization: Bearer ${FAKE_MASTER_KEY}`, "FAKEmasterKEYvalue1234567890abcd", "Bearer"],
   [`AWS_BEARER_TOKEN_BEDROCK=${FAKE_BEDROCK} set`, FAKE_BEDROCK, "AWS_BEARER_TOKEN_BEDROCK"],
   [`headers={'Authorization': 'Bearer ${FAKE_BEARER_TOK}'}`, FAKE_BEARER_TOK, "Bearer"],
@@ -72,7 +88,11 @@ const LEAKS: Array<[string, string, string | null]> = [
     "sv=2023-01-01",
   ],
   [`https://api?sessionid=${FAKE_QUERY_SECRET}&b=2`, FAKE_QUERY_SECRET, "b=2"],
-  [`groq AuthenticationError: gsk_${"FAKEgroq0123456789ABCDEF01234567"}`, "FAKEgroq0123456789ABCDEF01234567", null],
+  [
+    `groq AuthenticationError: gsk_${"FAKEgroq0123456789ABCDEF01234567"}`,
+    "FAKEgroq0123456789ABCDEF01234567",
+    null,
+  ],
   [`xai exception: xai-${"FAKExai0123456789ABCDEF012345678"}`, "FAKExai0123456789ABCDEF012345678", null],
   [`replicate 401: r8_${"FAKErepl0123456789ABCDEF01234567"}`, "FAKErepl0123456789ABCDEF01234567", null],
   [`hf inference error hf_${"FAKEhugg0123456789ABCDEF01234567"}`, "FAKEhugg0123456789ABCDEF01234567", null],
@@ -223,7 +243,11 @@ describe("redactValue", () => {
     for (const content of contents) {
       const line = JSON.stringify(redactValue({ messages: [{ role: "user", content }] }).value);
       JSON.parse(line);
-      for (const leaked of ["abc1234567defghijklmnop987654", "IOSFODNN7EXAMPLE", "FORTESTSONLYxxxxxxxxxxxxxxx"])
+      for (const leaked of [
+        "abc1234567defghijklmnop987654",
+        "IOSFODNN7EXAMPLE",
+        "FORTESTSONLYxxxxxxxxxxxxxxx",
+      ])
         assert.ok(!line.includes(leaked), line);
     }
   });
@@ -248,7 +272,11 @@ describe("redactRow", () => {
     const args = '{"command": "curl -d \\"password=sk-abc1234567890def" | jq .", "summary": "request token"}';
     const t = tally();
     const row = redactRow(
-      { messages: [{ role: "assistant", content: "", tool_calls: [{ function: { name: "bash", arguments: args } }] }] },
+      {
+        messages: [
+          { role: "assistant", content: "", tool_calls: [{ function: { name: "bash", arguments: args } }] },
+        ],
+      },
       true,
       t,
     );
@@ -273,23 +301,31 @@ describe("redactRow", () => {
       true,
       t,
     );
-    assert.equal(row.messages[0]?.tool_calls[0]?.function.arguments, '{"user":"bob","password":"***REDACTED***"}');
+    assert.equal(
+      row.messages[0]?.tool_calls[0]?.function.arguments,
+      '{"user":"bob","password":"***REDACTED***"}',
+    );
     assert.equal(t.rowsRedacted, 1);
   });
 
   it("keeps a clean row's argument strings byte for byte, and changes nothing with redact off", () => {
     // upstream test_export_no_redact_preserves_private_tool_call_argument_strings
     const args = JSON.stringify({
-      command: "python3 - <<'PY'\nheaders={'Authorization': f'Bearer {token}'}\nprint('password=password123')\nPY",
+      command:
+        "python3 - <<'PY'\nheaders={'Authorization': f'Bearer {token}'}\nprint('password=password123')\nPY",
       timeout: 10,
     });
-    const row = { messages: [{ role: "assistant", tool_calls: [{ function: { name: "t", arguments: args } }] }] };
+    const row = {
+      messages: [{ role: "assistant", tool_calls: [{ function: { name: "t", arguments: args } }] }],
+    };
     const t = tally();
     assert.equal(redactRow(row, false, t), row);
     assert.deepEqual(t, { rowsRedacted: 0, secretsRedacted: 0 });
     const on = redactRow(row, true, t);
     assert.ok(!on.messages[0]?.tool_calls[0]?.function.arguments.includes("password123"));
-    const clean = { messages: [{ role: "assistant", tool_calls: [{ function: { name: "t", arguments: '{"a":1}' } }] }] };
+    const clean = {
+      messages: [{ role: "assistant", tool_calls: [{ function: { name: "t", arguments: '{"a":1}' } }] }],
+    };
     assert.equal(redactRow(clean, true, t).messages[0]?.tool_calls[0]?.function.arguments, '{"a":1}');
   });
 });

@@ -42,7 +42,10 @@ export function redactText(text: string): Redacted<string> {
 /** JSON as Python's json.dumps writes it: `, ` and `: `, non-ASCII as \uXXXX (upstream's probe and arguments). */
 export function pythonJson(value: unknown): string {
   const ascii = (s: string) =>
-    JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    JSON.stringify(s).replace(
+      /[\u007f-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
   if (typeof value === "string") return ascii(value);
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(", ")}]`;
   if (isRecord(value))

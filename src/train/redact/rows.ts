@@ -67,7 +67,8 @@ export function secretInTokenSource(calls: readonly Exchange[]): string | null {
       ["response", responseBody(ex)],
     ] as const) {
       const r = redactValue(body);
-      if (r.count > 0) return `call ${ex.index}'s ${side} holds ${describeCounts(r.categories as SecretCounts)}`;
+      if (r.count > 0)
+        return `call ${ex.index}'s ${side} holds ${describeCounts(r.categories as SecretCounts)}`;
     }
   }
   return null;
