@@ -21,6 +21,12 @@ export interface SecretPattern {
   /** A replacement string: `$1` keeps the carrier's name and separator. */
   replacement: string;
   category: SecretCategory;
+  /**
+   * A quick test every match passes (the literal the rule cannot match without): a text that fails
+   * it is skipped. The carriers have no literal prefix, and trying them at every offset is most of
+   * the cost on long rows.
+   */
+  needs?: RegExp;
 }
 
 // A quote as it appears in raw text, Python reprs and JSON escaped up to eight times (`\"k\": \"v\"`):
@@ -39,11 +45,12 @@ const family = (name: string, source: string, category: SecretCategory = "API ke
   category,
 });
 
-const carrier = (name: string, source: string, category: SecretCategory): SecretPattern => ({
+const carrier = (name: string, source: string, category: SecretCategory, needs?: RegExp): SecretPattern => ({
   name,
   pattern: new RegExp(source, "gi"),
   replacement: `$1${REDACTED}`,
   category,
+  ...(needs ? { needs } : {}),
 });
 
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
@@ -88,6 +95,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     ),
     replacement: `$1${REDACTED}@`,
     category: "URL credential",
+    needs: /:\/\//,
   },
   // Query parameters with secret names only (not `key`, `token`, `auth`, `sig`, `pwd`).
   carrier(
@@ -103,19 +111,22 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     "api-key-header",
     `((?:${Q}(?:x-api-key|x-goog-api-key|api-key)${Q})\\s*[:=]\\s*${Q})${VALUE}`,
     "API key",
+    /api-key/i,
   ),
   // No left boundary: GEMINI_API_KEY=... and "openai_api_key" are carriers too.
-  carrier("api-key-name", `(${Q}api_key${Q}\\s*[:=]\\s*${Q})${VALUE}`, "API key"),
+  carrier("api-key-name", `(${Q}api_key${Q}\\s*[:=]\\s*${Q})${VALUE}`, "API key", /api_key/i),
   carrier(
     "master-private-key",
     `(${Q}(?:master|private)[_-]key${Q}\\s*[:=]\\s*${Q})${VALUE}`,
     "credential-bearing field value",
+    /(?:master|private)[_-]key/i,
   ),
   // BEARER_TOKEN anywhere in the name (AWS_BEARER_TOKEN_BEDROCK).
   carrier(
     "bearer-token-name",
     `(?<![A-Za-z0-9])(${Q}${NAME}BEARER_TOKEN${NAME}${Q}\\s*[:=]\\s*${Q})${VALUE}`,
     "bearer token",
+    /bearer_token/i,
   ),
   // Names ending in a secret word; `primary_key`, TOKENIZER_PATH and SECRETARY are not.
   carrier(
@@ -124,17 +135,20 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
       "(?:TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|SECRET_KEY|ACCOUNT_KEY|PRIVATE_KEY|ENCRYPTION_KEY|CREDENTIALS?)" +
       `${Q}\\s*[:=]\\s*${Q})${VALUE}`,
     "credential-bearing field value",
+    /(?:token|secret|password|passwd|_key|credentials?)(?:\\{0,8}["']|)\s*[:=]/i,
   ),
   // An Authorization value with its scheme: the scheme stays.
   carrier(
     "authorization-scheme",
     `(?<![A-Za-z0-9_-])(${Q}authorization${Q}\\s*[:=]\\s*${Q}(?:Bearer|Token|Basic|ApiKey)\\s+)${VALUE}`,
     "bearer token",
+    /authorization/i,
   ),
   // A bare Authorization value; not a scheme (done above) and not a Python string prefix (f'...').
   carrier(
     "authorization-bare",
     `(?<![A-Za-z0-9_-])(${Q}authorization${Q}\\s*[:=]\\s*${Q})(?!(?:Bearer|Token|Basic|ApiKey)\\b|[rRuUbBfF]{1,3}["'])${VALUE}`,
     "bearer token",
+    /authorization/i,
   ),
 ];

@@ -27,7 +27,8 @@ const total = (c: SecretCounts): number => Object.values(c).reduce((a: number, n
 export function redactText(text: string): Redacted<string> {
   const categories: SecretCounts = {};
   let out = text;
-  for (const { pattern, replacement, category } of SECRET_PATTERNS) {
+  for (const { pattern, replacement, category, needs } of SECRET_PATTERNS) {
+    if (needs && !needs.test(out)) continue;
     let n = 0;
     out = out.replace(pattern, (...args) => {
       n++;
