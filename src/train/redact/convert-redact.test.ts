@@ -99,8 +99,33 @@ before(() => {
     const [built] = writeJob({ dir: path.join(root, "jobs", name), rollouts: [{ calls: 2, tokens }] });
     plantSecrets((built as { dir: string }).dir);
   }
-  writeJob({ dir: path.join(root, "jobs", "clean-tokens"), rollouts: [{ calls: 2, tokens: true }] });
+  // A clean rollout whose responses carry vLLM's logprobs block (`{"token": "Hello", ...}`, from
+  // test/fixtures/wire): the tokens a block spells out are not secrets.
+  const [clean] = writeJob({
+    dir: path.join(root, "jobs", "clean-tokens"),
+    rollouts: [{ calls: 2, tokens: true }],
+  });
+  withVllmLogprobs((clean as { dir: string }).dir);
 });
+
+function withVllmLogprobs(rolloutDir: string): void {
+  const vllm = JSON.parse(
+    fs.readFileSync(
+      new URL("../../../test/fixtures/wire/vllm/chat-completion.logprobs.json", import.meta.url),
+      "utf8",
+    ),
+  );
+  const logprobs = vllm.choices[0].logprobs;
+  assert.ok(logprobs.content.some((t: { token: string }) => t.token === "Hello"));
+  const file = path.join(rolloutDir, "trajectory", "llm_trajectory.jsonl");
+  const lines = fs
+    .readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  for (const line of lines) line.response.body.choices[0].logprobs = logprobs;
+  fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+}
 
 describe("bench train convert redacts secrets by default", () => {
   it("prime-sft: user text, tool arguments, tool output and the reply lose their secrets; the row still validates", () => {

@@ -57,8 +57,24 @@ export function redactRow<T extends object>(row: T, redact: boolean, tally: Reda
 }
 
 /**
+ * A body without its logprobs blocks: they spell out the sampled tokens one by one, as
+ * `{"token": "Hello"}`, which the `*token` carrier would take for a secret; the text they spell is
+ * in the message itself.
+ */
+function withoutLogprobs(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutLogprobs);
+  if (!isRecord(v)) return v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => !k.endsWith("logprobs"))
+      .map(([k, x]) => [k, withoutLogprobs(x)]),
+  );
+}
+
+/**
  * Why a tokens row cannot be written with redaction on: the text its ids came from (each call's
- * request and response) holds a secret, and ids cannot be redacted. Null when the text is clean.
+ * request and response: messages, system prompt, tools, reasoning) holds a secret, and ids cannot
+ * be redacted. Null when the text is clean.
  */
 export function secretInTokenSource(calls: readonly Exchange[]): string | null {
   for (const ex of calls) {
@@ -66,7 +82,7 @@ export function secretInTokenSource(calls: readonly Exchange[]): string | null {
       ["request", requestBody(ex)],
       ["response", responseBody(ex)],
     ] as const) {
-      const r = redactValue(body);
+      const r = redactValue(withoutLogprobs(body));
       if (r.count > 0)
         return `call ${ex.index}'s ${side} holds ${describeCounts(r.categories as SecretCounts)}`;
     }
