@@ -204,6 +204,15 @@ describe("redactText: upstream's secret shapes", () => {
     assert.deepEqual(redactText(once.value), { value: once.value, count: 0, categories: {} });
   });
 
+  it("takes `sk-` inside a word for a key, as upstream does (Claude Code's tool descriptions)", () => {
+    // Upstream's output for this text, run through its redactor; docs/export-training-data.md says so.
+    assert.deepEqual(redactText("you receive a <task-notification> with the same"), {
+      value: "you receive a <ta***REDACTED***> with the same",
+      count: 1,
+      categories: { "API key": 1 },
+    });
+  });
+
   it("redacts carriers in JSON escaped twice", () => {
     const secret = `DBL${"771b8b5e9f2a4c6d8e0f1a2b"}`;
     const double = JSON.stringify(JSON.stringify(`{"api-key": "${secret}"}`));
