@@ -116,6 +116,11 @@ export function registerTrainCommands(program: Command): Command {
     .option("--tokenizer <tokenizer>", `trl-sft message-window: ${TOKENIZER_HELP}`)
     .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer (default main)")
     .option("--max-length <n>", "trl-sft message-window: the most tokens a row may have")
+    .option("--redact", "replace secrets in row content with ***REDACTED*** (the default)")
+    .option(
+      "--no-redact",
+      "keep row content as recorded (private data only); tokens rows with secrets are kept",
+    )
     .action((jobs: string, o: Record<string, string | undefined>) =>
       action("convert", async () => {
         const out = o.out as string;
@@ -136,6 +141,7 @@ export function registerTrainCommands(program: Command): Command {
           upstreamRows: (o.upstreamRows as unknown) === true,
           contextPolicy: o.contextPolicy as ContextPolicy | undefined,
           ...tokenizerFlags(o),
+          redact: (o.redact as unknown) !== false,
           onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
         });
         process.stdout.write(`${convertLines(res, out).join("\n")}\n`);
@@ -145,6 +151,14 @@ export function registerTrainCommands(program: Command): Command {
           process.stderr.write(
             `bench train convert: warning: ${notGrade.length} rollout(s) are not training-grade and gave no row ` +
               `(${first.rollout_dir}: ${first.reason}); --manifest lists them all\n`,
+          );
+        }
+        const secrets = res.manifest.secrets_in_tokens;
+        if (secrets.length > 0) {
+          const first = secrets[0] as { rollout_dir: string; reason: string };
+          process.stderr.write(
+            `bench train convert: warning: ${secrets.length} tokens row(s) left out: their text holds a secret and ` +
+              `token ids cannot be redacted (${first.rollout_dir}: ${first.reason}); --no-redact keeps them\n`,
           );
         }
         return 0;

@@ -16,6 +16,7 @@ export const SKIP_REASONS = [
   "skipped_missing_tool_defs",
   "skipped_helper_calls",
   "skipped_not_training_grade",
+  "skipped_secret_in_tokens",
   "skipped_invalid",
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
@@ -140,6 +141,12 @@ export const Manifest = z
       .describe("trl-sft: prompt messages the message window left out"),
     max_original_tokens: z.number().int().optional().describe("trl-sft message-window: longest row before"),
     max_final_tokens: z.number().int().optional().describe("trl-sft message-window: longest row written"),
+    redact: z.boolean().describe("secrets in row content were redacted (--redact, the default)"),
+    rows_redacted: z.number().int().describe("rows written with at least one secret redacted"),
+    secrets_redacted: z.number().int().describe("secrets replaced by ***REDACTED*** in the rows written"),
+    secrets_in_tokens: z
+      .array(z.object({ rollout_dir: z.string(), thread: z.number().int(), reason: z.string() }))
+      .describe("tokens rows left out because their source text holds a secret (ids cannot be redacted)"),
     training_signal: z
       .object({
         reward_vector: z.boolean().describe("whether rows carry reward_vector"),

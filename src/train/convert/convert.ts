@@ -119,6 +119,8 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const writer = await RowWriter.open(opts.out);
   let totals: GroupTotals | null = null;
   try {
+    const redact = opts.redact ?? true;
+    stats.redact = redact;
     const ctx: WriteContext = {
       format,
       rowMode,
@@ -129,6 +131,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
       rewardVector: opts.rewardVector === true,
       subagentRows: opts.subagentRows === true,
       window,
+      redact,
     };
     if (opts.groupAdvantage) {
       totals = {
@@ -184,6 +187,8 @@ async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
   if (produced.notTrainingGrade)
     stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: produced.notTrainingGrade });
   const vector = ctx.rewardVector ? { reward_vector: r.rewardVector } : {};
+  for (const s of produced.secretsInTokens ?? [])
+    stats.secretsInTokens.push({ rollout_dir: r.displayDir, ...s });
   for (const { row, toolCalls } of produced.rows)
     await emitRow(ctx, row, toolCalls, { outcome: r.outcome, in_baseline: false, ...vector });
 }

@@ -67,6 +67,7 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     stats.addSkips(p.skips);
     if (p.notTrainingGrade)
       stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: p.notTrainingGrade });
+    for (const x of p.secretsInTokens ?? []) stats.secretsInTokens.push({ rollout_dir: r.displayDir, ...x });
     const block = { ...groupBlock(id, s, norm, { error: r.error, excluded: s.excluded[i] }), ...namesDiffer };
     const signal = {
       outcome: r.outcome,

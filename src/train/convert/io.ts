@@ -2,6 +2,7 @@
 import path from "node:path";
 import { type Exchange, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
+import { redactRow } from "../redact/rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import type { MessageWindow } from "../tokenizer/window.js";
 import type { RowFormat } from "../validate/validate.js";
@@ -42,6 +43,7 @@ export interface WriteContext {
   minReward: number | undefined;
   /** Calls read as upstream's converter reads them (--upstream-rows). */
   upstreamRows?: boolean;
+  redact: boolean;
   stats: ConvertStats;
   writer: RowWriter;
   /** --reward-vector and --subagent-rows. */
@@ -57,7 +59,7 @@ export async function emitRow(
   toolCalls: number,
   signal: Record<string, unknown>,
 ): Promise<void> {
-  await ctx.writer.write({ ...row, ...signal });
+  await ctx.writer.write(redactRow({ ...row, ...signal }, ctx.redact, ctx.stats));
   ctx.stats.rowsWritten++;
   if ((row as { agent_role?: string }).agent_role === "subagent") ctx.stats.subagents.subagent_rows_written++;
   if (toolCalls > 0) ctx.stats.rowsWithToolCalls++;

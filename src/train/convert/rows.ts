@@ -14,6 +14,7 @@ import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
 import { conversationOf, type Repairs, repairToolOutputs, requestModelOf } from "../dialects/index.js";
 import { upstreamConversationOf } from "../dialects/upstream-rows.js";
+import { secretInTokenSource } from "../redact/rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import type { MessageWindow } from "../tokenizer/window.js";
 import { tokenReport } from "../tokens/tokens.js";
@@ -31,6 +32,8 @@ export interface RowsOutcome {
   /** Calls skipped, by reason, and the repairs made to the rows written (repair.ts). */
   skips: Partial<Record<SkipReason | keyof Repairs, number>>;
   notTrainingGrade?: string;
+  /** Tokens rows left out with redaction on: their source text holds a secret. */
+  secretsInTokens?: Array<{ thread: number; reason: string }>;
 }
 
 const PRIMARY = new Set(["agent", "subagent"]);
@@ -74,6 +77,7 @@ export function rowsOfRollout(
     roles?: CallRoles | null;
     subagentRows?: boolean;
     window?: MessageWindow | null;
+    redact?: boolean;
   },
 ): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
@@ -84,7 +88,7 @@ export function rowsOfRollout(
     bump("skipped_no_trajectory");
     return out;
   }
-  if (opts.format === "tokens") return tokenRows(exchanges, facts, out);
+  if (opts.format === "tokens") return tokenRows(exchanges, facts, out, opts.redact ?? true);
   const ok = exchanges.filter(isSuccessful);
   if (ok.length === 0) {
     bump("skipped_provider_error");
@@ -160,7 +164,12 @@ export function rowsOfRollout(
   return out;
 }
 
-function tokenRows(exchanges: readonly Exchange[], facts: RolloutFacts, out: RowsOutcome): RowsOutcome {
+function tokenRows(
+  exchanges: readonly Exchange[],
+  facts: RolloutFacts,
+  out: RowsOutcome,
+  redact: boolean,
+): RowsOutcome {
   const report = tokenReport(exchanges);
   if (!report.sequences) {
     out.skips.skipped_not_training_grade = 1;
@@ -169,6 +178,15 @@ function tokenRows(exchanges: readonly Exchange[], facts: RolloutFacts, out: Row
   }
   const versions = policyVersions(exchanges);
   for (const seq of report.sequences) {
+    // Ids encode the text, so a row whose text holds a secret cannot be redacted: it is left out.
+    const secret = redact
+      ? secretInTokenSource(exchanges.filter((ex) => seq.calls.includes(ex.index)))
+      : null;
+    if (secret) {
+      out.skips.skipped_secret_in_tokens = (out.skips.skipped_secret_in_tokens ?? 0) + 1;
+      out.secretsInTokens = [...(out.secretsInTokens ?? []), { thread: seq.thread, reason: secret }];
+      continue;
+    }
     const row: BaseRow = {
       ...seq,
       task_name: facts.task,

@@ -28,6 +28,11 @@ export class ConvertStats {
   readonly notTrainingGrade: Array<{ rollout_dir: string; reason: string }> = [];
   /** Rollouts whose result.json lacked fields (upstream's): what was filled in, from where. */
   readonly inferred: InferredRollout[] = [];
+  // Redaction (src/train/redact): what the rows written had replaced, and the tokens rows left out.
+  redact = true;
+  rowsRedacted = 0;
+  secretsRedacted = 0;
+  readonly secretsInTokens: Array<{ rollout_dir: string; thread: number; reason: string }> = [];
 
   constructor(
     readonly format: RowFormat,
@@ -77,6 +82,10 @@ export class ConvertStats {
       retried: this.retried,
       not_training_grade: this.notTrainingGrade,
       inferred: this.inferred,
+      redact: this.redact,
+      rows_redacted: this.rowsRedacted,
+      secrets_redacted: this.secretsRedacted,
+      secrets_in_tokens: this.secretsInTokens,
       training_signal: signal
         ? {
             reward_vector: signal.rewardVector,

@@ -25,6 +25,8 @@ export interface ConvertOptions extends TokenizerFlags {
   keepGroups?: boolean;
   /** Read each call as upstream's converter does (dialects/upstream-rows.ts), not as ours does. */
   upstreamRows?: boolean;
+  /** Redact secrets in row content (default true); a tokens row whose text holds one is left out. */
+  redact?: boolean;
   /** Fail before writing unless exactly this many rows come out. */
   expectedRows?: number;
   /** Only the rollouts a canonical-selection.json selects (before groups and --min-reward). */
