@@ -38,7 +38,10 @@ export interface RolloutFacts {
   rewards: Record<string, number> | null;
   /** The error category a trainer masks on: agent side first, then verifier side. */
   error: string | null;
-  outcome: string | null;
+  /** Upstream's outcome: passed, failed, errored or verifier_errored; null without a readable result. */
+  outcome: ScoreOutcome | null;
+  /** Our outcome category (schemas/outcome.ts: timeout, provider_error, ...); null when it ended cleanly. */
+  outcomeCategory: string | null;
   replaced: Replaced | null;
   attempt: number | null;
   startedAt: string | null;
@@ -98,7 +101,8 @@ export function factsOf(
     reward: f.reward,
     rewards: f.reward === null ? null : numericRewards(f.result?.rewards),
     error: f.outcome.maskCategory,
-    outcome: f.outcome.outcome,
+    outcome: f.outcome.scoreOutcome,
+    outcomeCategory: f.outcome.outcome,
     replaced: f.replaced,
     attempt: f.attempt,
     startedAt: f.startedAt,
