@@ -116,3 +116,39 @@ describe("rows and records of 0/1 rewards load as float64 in pandas", { skip }, 
     });
   });
 });
+
+describe("the manifest is written as upstream's Python writes it", { skip: PYTHON ? false : skip }, () => {
+  it("json.dumps(json.load(f), indent=2, sort_keys=True) gives back the same bytes", async () => {
+    const root = await tempDir("manifest");
+    roots.push(root);
+    writeGroup(path.join(root, "jobs"), { task: "t", rewards: [0, 1, 1] });
+    writeGroup(path.join(root, "jobs"), { task: "u", rewards: [1, 1, null] });
+    const manifest = path.join(root, "stats.json");
+    const r = await bench([
+      "train",
+      "convert",
+      path.join(root, "jobs/bench-agent"),
+      "--out",
+      path.join(root, "rows.jsonl"),
+      "--manifest",
+      manifest,
+      "--group-advantage",
+      "grpo",
+      "--group-by",
+      "task,agent,model",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    // Python keeps 1.0 a float and 1 an int when it reads, so a byte-equal round trip pins both.
+    const py = spawnSync(
+      PYTHON as string,
+      [
+        "-c",
+        "import json, sys; t = open(sys.argv[1]).read(); sys.stdout.write(json.dumps(json.loads(t), indent=2, sort_keys=True) + '\\n')",
+        manifest,
+      ],
+      { encoding: "utf8" },
+    );
+    assert.equal(py.status, 0, py.stderr);
+    assert.equal(await fs.readFile(manifest, "utf8"), py.stdout);
+  });
+});

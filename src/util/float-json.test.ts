@@ -2,8 +2,14 @@
 // strings below are json.dumps output, pasted from python3), and against JSON.stringify for
 // everything that is not a float field.
 import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, it } from "node:test";
+import { SUMMARY_FLOATS, summarize } from "../job/summary.js";
+import type { TrialResult } from "../schemas/result.js";
 import { FLOAT_FIELDS, floatJson, floatText } from "./float-json.js";
+import { writeJsonAtomic } from "./fs.js";
 
 describe("floatJson", () => {
   it("writes a row's float fields as Python does, integers staying integers", () => {
@@ -47,13 +53,14 @@ describe("floatJson", () => {
 
   it("every number under a float field is a float: logprobs lists, advantage vectors", () => {
     const record = {
+      token_capture: { calls: 3, unavailable: { logprobs: 3 } },
       calls: [{ index: 0, prompt_token_ids: [60, 124], completions: [{ index: 0, logprobs: [0, -0.25] }] }],
       sequences: [{ completion_ids: [1, 2], completion_mask: [0, 1], completion_logprobs: [0, -1] }],
       advantage_vector: { reward: 0, tests: 1 },
     };
     assert.equal(
       floatJson(record),
-      '{"calls":[{"index":0,"prompt_token_ids":[60,124],"completions":[{"index":0,"logprobs":[0.0,-0.25]}]}],' +
+      '{"token_capture":{"calls":3,"unavailable":{"logprobs":3}},"calls":[{"index":0,"prompt_token_ids":[60,124],"completions":[{"index":0,"logprobs":[0.0,-0.25]}]}],' +
         '"sequences":[{"completion_ids":[1,2],"completion_mask":[0,1],"completion_logprobs":[0.0,-1.0]}],' +
         '"advantage_vector":{"reward":0.0,"tests":1.0}}',
     );
@@ -95,5 +102,33 @@ describe("floatJson", () => {
       '{"mean_reward":1.0,"total":2}',
     );
     assert.ok(FLOAT_FIELDS.has("reward") && !FLOAT_FIELDS.has("rollouts"));
+  });
+
+  it("summary.json: mean_reward and score_ratio of a job that passed everything are 1.0, counts integers", async () => {
+    const passed = {
+      rewards: { reward: 1 },
+      error_category: null,
+      verifier_error_category: null,
+    } as TrialResult;
+    const summary = summarize([passed, passed], {
+      jobName: "j",
+      agent: "oracle",
+      model: null,
+      environment: "namespace",
+      concurrency: 1,
+      startedAt: new Date(0),
+    });
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bf-float-json-"));
+    try {
+      const file = path.join(dir, "summary.json");
+      await writeJsonAtomic(file, summary, { floats: SUMMARY_FLOATS });
+      const text = await fs.readFile(file, "utf8");
+      assert.match(text, /\n {2}"mean_reward": 1\.0,\n/);
+      assert.match(text, /\n {2}"score_ratio": 1\.0,\n/);
+      assert.match(text, /\n {2}"passed": 2,\n/);
+      assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(summary)));
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

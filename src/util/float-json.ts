@@ -31,8 +31,9 @@ export const FLOAT_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Subtrees that are data the rollout produced (messages, tool schemas, usage): written as they
- * are, so a tool argument `{"reward": 1}` stays the agent's `1`.
+ * Subtrees that are data the rollout produced (messages, tool schemas, usage), or maps keyed by
+ * field names (`unavailable`: {"logprobs": 3} counts calls): written as they are, so a tool
+ * argument `{"reward": 1}` stays the agent's `1`.
  */
 export const VERBATIM_FIELDS: ReadonlySet<string> = new Set([
   "messages",
@@ -47,6 +48,7 @@ export const VERBATIM_FIELDS: ReadonlySet<string> = new Set([
   "token_usage",
   "arguments",
   "content",
+  "unavailable",
 ]);
 
 export interface FloatJsonOptions {
@@ -57,6 +59,8 @@ export interface FloatJsonOptions {
   indent?: number;
   /** Python's sort_keys=True: object keys in code-point order. */
   sortKeys?: boolean;
+  /** With indent: the nesting level the value sits at, for a value spliced into a larger document. */
+  depth?: number;
 }
 
 /** A float as Python's json writes it: `1.0`, `-0.0`, `0.5`, `1e+21`; not finite: null. */
@@ -112,7 +116,7 @@ export function floatJson(value: unknown, opts: FloatJsonOptions = {}): string {
     return `{${open}${members.join(sep)}${close}}`;
   };
 
-  const text = write(value, "", "plain", "");
+  const text = write(value, "", "plain", unit.repeat(opts.depth ?? 0));
   if (text === undefined) throw new TypeError("floatJson: nothing to write (the value is undefined)");
   return text;
 }

@@ -23,9 +23,8 @@ class SideList {
   }
 
   async add(value: unknown): Promise<void> {
-    await this.handle.write(
-      `${this.count === 0 ? "" : ",\n"}${this.indent}${floatJson(value, { sortKeys: true })}`,
-    );
+    const text = floatJson(value, { indent: 2, sortKeys: true, depth: this.indent.length / 2 });
+    await this.handle.write(`${this.count === 0 ? "" : ",\n"}${this.indent}${text}`);
     this.count++;
   }
 
@@ -73,7 +72,7 @@ export class ManifestSink {
     await this.side.groups.close();
     const shell = { ...manifest, sources: SOURCES } as Record<string, unknown>;
     if (manifest.training_signal) shell.training_signal = { ...manifest.training_signal, groups: GROUPS };
-    // Upstream writes its manifest with indent=2 and sort_keys=True; groups and sources are one line each.
+    // Upstream writes its manifest with indent=2 and sort_keys=True, and so do we, side lists too.
     const text = `${floatJson(shell, { indent: 2, sortKeys: true })}\n`;
     const handle = await fs.open(this.tmp, "w");
     try {
