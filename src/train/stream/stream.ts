@@ -100,8 +100,8 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
   const grouper = new Grouper(opts.groupSize, normalisation, warn);
   const tally = new StreamTally();
   const keyOf = (f: RolloutFacts, versions: string[]) => groupKeyOf(f, by, policyVersionKey(f, versions));
-  // Only groups that wait for a size can be kept at one rollout by job in --group-by.
-  const split = opts.groupSize !== undefined ? new JobSplitCheck(by) : null;
+  // Only groups that wait for more than one rollout can be kept at one by job in --group-by.
+  const split = (opts.groupSize ?? 1) > 1 ? new JobSplitCheck(by) : null;
   try {
     let lastPoll = Date.now();
     let dirty: Set<string> | null = null;
