@@ -16,6 +16,15 @@ export class UserInputError extends Error {
   override name = "UserInputError";
 }
 
+/**
+ * Input data that cannot be used: a malformed JSON line, a row count that is not the one asked
+ * for. Bad input like any other (exit 2), except in `bench train convert | validate`, which exit 1
+ * for it as upstream's do, keeping 2 for usage (a bad flag, a missing path).
+ */
+export class DataError extends UserInputError {
+  override name = "DataError";
+}
+
 export function categoryOf(err: unknown, fallback: OutcomeCategory = "infra_error"): OutcomeCategory {
   return err instanceof CategorizedError ? err.category : fallback;
 }

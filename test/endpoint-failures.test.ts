@@ -204,8 +204,11 @@ describe("endpoint failures: training data", () => {
     const [group] = groups;
     assert.ok(group?.withheld, `the group is withheld: ${JSON.stringify(group)}`);
     assert.equal(group.rollouts, 3);
-    const member = group.members.find((m: Record<string, any>) => m.outcome === "provider_error");
-    assert.ok(member, `a member with outcome provider_error: ${JSON.stringify(group.members)}`);
+    // outcome is upstream's bucket (errored); our category is outcome_category.
+    const member = group.members.find(
+      (m: Record<string, any>) => m.outcome_category === "provider_error" && m.outcome === "errored",
+    );
+    assert.ok(member, `a member with outcome_category provider_error: ${JSON.stringify(group.members)}`);
     // The manifest names provider_error as what withheld the group, not only "an unscored member".
     assert.deepEqual(group.withheld_outcomes, ["provider_error"], JSON.stringify(group));
     // Withheld whole: no advantages, no rows for the group's members.

@@ -2,7 +2,7 @@
 import { once } from "node:events";
 import { promises as fs } from "node:fs";
 import type { Command } from "commander";
-import { messageOf, UserInputError } from "../errors.js";
+import { DataError, messageOf, UserInputError } from "../errors.js";
 import { convertLines, textLine } from "../train/console.js";
 import { convertJob } from "../train/convert/convert.js";
 import type { RowMode } from "../train/convert/rows.js";
@@ -18,6 +18,7 @@ import { pyJson } from "../train/validate/py-json.js";
 import { checkSource } from "../train/validate/source.js";
 import { TokenizationCheck } from "../train/validate/tokenization.js";
 import { type RowFormat, validateFile } from "../train/validate/validate.js";
+import { floatJson } from "../util/float-json.js";
 import { ExitCode, exitCodeOf } from "./errors.js";
 import { registerTokenCoverage } from "./train-token-coverage.js";
 
@@ -53,7 +54,9 @@ async function action(name: string, fn: () => Promise<number>): Promise<void> {
     // The reader went away (`| head`): not a failure of ours.
     if ((err as NodeJS.ErrnoException).code === "EPIPE") return;
     process.stderr.write(`bench train ${name}: ${messageOf(err)}\n`);
-    code = exitCodeOf(err);
+    // convert and validate exit 1 when the data has a problem, as upstream's do; the stream keeps
+    // upstream's own table (1 is "the run's process went away" there).
+    code = name !== "stream" && err instanceof DataError ? 1 : exitCodeOf(err);
   }
   if (code !== 0) throw new ExitCode(code);
 }
@@ -169,6 +172,7 @@ export function registerTrainCommands(program: Command): Command {
     .command("stream")
     .description("Print one JSON record per rollout as rollouts finish, already-finished ones first")
     .argument("<path>", "a job folder or a folder of jobs (it may not exist yet)")
+    .option("--follow", "keep watching until every planned job has finished (the default)")
     .option("--no-follow", "scan once and stop")
     .option(
       "--group-size <n>",
@@ -207,7 +211,7 @@ export function registerTrainCommands(program: Command): Command {
           });
           for await (const r of records) {
             if (controller.signal.aborted) break;
-            await writeOut(format === "text" ? `${textLine(r)}\n` : `${JSON.stringify(r)}\n`);
+            await writeOut(format === "text" ? `${textLine(r)}\n` : `${floatJson(r)}\n`);
             n++;
           }
         } finally {
@@ -268,7 +272,9 @@ export function registerTrainCommands(program: Command): Command {
             ...source.problems.map((message) => ({ row: 0, message })),
           ];
         }
-        const { errors, ...summary } = report;
+        const { errors, ...rest } = report;
+        // Upstream's trl-sft validator names its format in the line; its prime-sft one does not.
+        const summary = o.format === "trl-sft" ? { format: "trl-sft", ...rest } : rest;
         process.stdout.write(`${pyJson(errors ? { ...summary, errors: errors.length } : summary)}\n`);
         for (const e of errors ?? []) {
           const where = e.line !== undefined ? `${file} line ${e.line}` : file;

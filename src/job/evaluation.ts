@@ -15,7 +15,7 @@ import { RunBreaker, type Stopped } from "./breaker.js";
 import { openModelAccess } from "./model-access.js";
 import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
 import { type JobOutcome, runJob } from "./run-job.js";
-import { summarize } from "./summary.js";
+import { SUMMARY_FLOATS, summarize } from "./summary.js";
 
 export type EvaluationEvent =
   | { type: "plan"; plan: PlannedEvaluation }
@@ -75,7 +75,7 @@ async function recordNotStarted(jobDir: string, plan: PlannedEvaluation, stopped
     notStarted: plan.tasks.length,
     stopped,
   });
-  await writeJsonAtomic(path.join(jobDir, SUMMARY), summary, { durable: true });
+  await writeJsonAtomic(path.join(jobDir, SUMMARY), summary, { durable: true, floats: SUMMARY_FLOATS });
   return plan.tasks.length;
 }
 

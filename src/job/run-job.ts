@@ -23,7 +23,7 @@ import {
 } from "./attempts.js";
 import type { RunBreaker } from "./breaker.js";
 import { acquireLock } from "./lock.js";
-import { summarize } from "./summary.js";
+import { SUMMARY_FLOATS, summarize } from "./summary.js";
 
 export interface JobTask {
   task: Task;
@@ -111,7 +111,10 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
       stopped: notStarted > 0 ? (spec.breaker?.stopped ?? null) : null,
     });
     if (!spec.signal.aborted)
-      await writeJsonAtomic(path.join(spec.jobDir, SUMMARY), summary, { durable: true });
+      await writeJsonAtomic(path.join(spec.jobDir, SUMMARY), summary, {
+        durable: true,
+        floats: SUMMARY_FLOATS,
+      });
     return { jobDir: spec.jobDir, trialLabel: spec.repeatLabel, summary, results: ordered };
   } finally {
     await lock.release();

@@ -2,6 +2,9 @@
 import { scoreOutcomeOf } from "../schemas/outcome.js";
 import type { JobSummary, TrialResult } from "../schemas/result.js";
 
+/** summary.json fields upstream writes as floats (`1.0`), whatever their value. */
+export const SUMMARY_FLOATS: ReadonlySet<string> = new Set(["mean_reward", "score_ratio"]);
+
 export function rewardOf(r: TrialResult): number | null {
   const reward = r.rewards?.reward;
   return typeof reward === "number" && Number.isFinite(reward) ? reward : null;

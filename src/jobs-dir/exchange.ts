@@ -1,6 +1,6 @@
 // One recorded model call (a line of llm_trajectory.jsonl, upstream's LLMExchange shape). Bodies are
 // the agent's own dialect, so they are read through small guards rather than one strict schema.
-import { UserInputError } from "../errors.js";
+import { DataError } from "../errors.js";
 import { isRecord, readJsonLines } from "../util/jsonl.js";
 import { inferCallPurpose } from "./call-purpose.js";
 
@@ -17,8 +17,8 @@ export interface Exchange {
 
 export function toExchange(value: unknown, index: number, displayPath: string): Exchange {
   if (!isRecord(value)) {
-    throw new UserInputError(
-      `${displayPath} line ${index + 1}: expected a JSON object with request and response.`,
+    throw new DataError(
+      `${displayPath}: line ${index + 1}: expected a JSON object with request and response.`,
     );
   }
   const obj = (v: unknown): Obj => (isRecord(v) ? v : {});

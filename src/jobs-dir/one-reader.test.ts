@@ -28,8 +28,8 @@ async function verdicts(jobDir: string, task: string) {
   return {
     loadJob: [loaded[0]?.rolloutName, loaded[0]?.outcome],
     resume: [resumed?.name, resumed ? needsRun(resumed) : null],
-    stream: live(streamed).map((r) => [r.rollout, r.outcome]),
-    follow: live(followed).map((r) => [r.rollout, r.outcome]),
+    stream: live(streamed).map((r) => [r.rollout, r.outcome_category]),
+    follow: live(followed).map((r) => [r.rollout, r.outcome_category]),
     convertRetried: converted.manifest.retried.map((r) => r.rollout).sort(),
   };
 }

@@ -22,27 +22,33 @@ describe("schemas/*.json", () => {
     }
   });
 
-  it("describe the group block with the seed's fields", () => {
+  it("describe the group block with the seed's fields and upstream's by, key and std_ddof, in upstream's order", () => {
     const schema = JSON.parse(renderSchemas()["train-group-block.schema.json"] ?? "{}");
     assert.deepEqual(schema.required, [
       "id",
+      "by",
+      "key",
       "normalisation",
       "formula",
       "rollouts",
       "scored",
       "mean",
       "std",
+      "std_ddof",
       "eps",
     ]);
     assert.ok(
       GroupBlock.safeParse({
-        id: "x",
+        id: "task=x",
+        by: ["task"],
+        key: { task: "x" },
         normalisation: "grpo",
         formula: "f",
         rollouts: 1,
         scored: 1,
         mean: 1,
         std: null,
+        std_ddof: 1,
         eps: 0.0001,
         error: "timeout",
       }).success,

@@ -1,6 +1,6 @@
 // The token-capture summary of a rollout and the stream record (`benchflow.rollout-stream.v1`).
 import { z } from "zod";
-import { TokenSequence, WithheldReason } from "./train-rows.js";
+import { ScoreOutcomeName, TokenSequence, WithheldReason } from "./train-rows.js";
 
 export const TokenThread = z.object({
   thread: z.number().int(),
@@ -69,8 +69,9 @@ export const StreamRecord = z
       .optional()
       .describe("every key of result.json rewards (the task's reward.json keys; a multi-step task's steps)"),
     scored: z.boolean(),
-    outcome: z.string().nullable().describe("the outcome category (timeout, provider_error, ...) or null"),
-    score_outcome: z.enum(["passed", "failed", "errored", "verifier_errored"]).nullable(),
+    outcome: ScoreOutcomeName.nullable().describe(
+      "upstream's outcome: passed (reward 1.0), failed (scored, below 1), errored, verifier_errored",
+    ),
     error: z.string().nullable().describe("the error category, as in a row's group block"),
     result: z.enum(["present", "missing", "truncated"]),
     finished_at: z.string().nullable(),
@@ -79,6 +80,10 @@ export const StreamRecord = z
     sequences: z.array(TokenSequence).optional(),
     advantage: z.number().nullable(),
     group_complete: z.boolean().nullable(),
+    outcome_category: z
+      .string()
+      .nullable()
+      .describe("our outcome category (timeout, provider_error, ...) or null when it ended cleanly"),
     in_baseline: z.boolean(),
     withheld: WithheldReason.nullable(),
     normalisation: z.enum(["grpo", "loo"]).nullable(),

@@ -1,6 +1,6 @@
 // `--manifest FILE`: counts by reason, and every group with its members.
 import { z } from "zod";
-import { GroupByKey, NormalisationName, WithheldReason } from "./train-rows.js";
+import { GroupByKey, NormalisationName, ScoreOutcomeName, WithheldReason } from "./train-rows.js";
 
 export const SKIP_REASONS = [
   "skipped_retried",
@@ -51,7 +51,8 @@ export const GroupMember = z.object({
     .optional()
     .describe("every key of result.json rewards (the task's reward.json keys; a multi-step task's steps)"),
   advantage: z.number().nullable(),
-  outcome: z.string().nullable(),
+  outcome: ScoreOutcomeName.nullable().describe("upstream's: passed, failed, errored, verifier_errored"),
+  outcome_category: z.string().nullable().describe("our outcome category (timeout, provider_error, ...)"),
   error: z.string().nullable(),
   in_baseline: z.boolean(),
   result: z.enum(["present", "missing", "truncated"]),

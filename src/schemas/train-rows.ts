@@ -21,15 +21,21 @@ export type WithheldReason = z.infer<typeof WithheldReason>;
 
 export const NormalisationName = z.enum(["grpo", "loo"]);
 
+/** Upstream's outcome of a rollout (its summary.json buckets): what `outcome` means in rows and records. */
+export const ScoreOutcomeName = z.enum(["passed", "failed", "errored", "verifier_errored"]);
+
 export const GroupBlock = z
   .object({
     id: z.string().describe("key=value pairs of --group-by, joined by |"),
+    by: z.array(GroupByKey).describe("the --group-by keys, in order"),
+    key: z.record(z.string(), z.string().nullable()).describe("the value of each --group-by key"),
     normalisation: NormalisationName,
     formula: z.string(),
     rollouts: z.number().int().describe("members of the group, scored or not; replaced attempts excluded"),
     scored: z.number().int(),
     mean: z.number().nullable(),
     std: z.number().nullable().describe("sample std (ddof 1); null with fewer than two scored rollouts"),
+    std_ddof: z.number().int(),
     eps: z.number(),
     error: z.string().optional().describe("this rollout's error category, so a trainer can mask it"),
     excluded: z.literal("single_scored_rollout").optional(),
@@ -112,10 +118,15 @@ const Extras = {
 
 /** Fields every row and stream record carries so a trainer can mask without knowing our rules. */
 const Signal = {
-  outcome: z
+  outcome: ScoreOutcomeName.nullable().describe(
+    "upstream's outcome: passed (reward 1.0), failed (scored, below 1), errored, verifier_errored",
+  ),
+  outcome_category: z
     .string()
     .nullable()
-    .describe("the rollout's outcome category (timeout, agent_error, ...) or null"),
+    .describe(
+      "our outcome category (timeout, agent_error, provider_error, ...) or null when it ended cleanly",
+    ),
   in_baseline: z.boolean().describe("whether this rollout's reward entered its group's mean and std"),
   advantage: z.number().nullable().optional(),
   group: GroupBlock.optional(),

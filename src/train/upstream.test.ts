@@ -95,7 +95,7 @@ describe("job folders written by upstream BenchFlow", () => {
     for await (const r of streamRollouts(JOBS, { groupSize: 3, groupBy: BY, timeoutMs: 10_000 }))
       records.push(r);
     assert.deepEqual(
-      records.map((r) => [r.rollout_path, r.score_outcome, r.retried, r3(r.advantage)]),
+      records.map((r) => [r.rollout_path, r.outcome, r.retried, r3(r.advantage)]),
       [
         ["trial-01/2026-01-01__12-00-00/hello-pass__0000000f", "errored", true, null],
         ["trial-01/2026-01-01__12-00-00/hello-pass__00000001", "passed", false, 0.577],

@@ -11,6 +11,9 @@ import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import type { RolloutState } from "./run.js";
 import type { TrialPlan } from "./types.js";
 
+/** Upstream writes rewards as floats (`1.0`); so do we, so a 0/1 reward column loads as float. */
+const RESULT_FLOATS: ReadonlySet<string> = new Set(["rewards"]);
+
 export async function finishTrial(
   plan: TrialPlan,
   state: RolloutState,
@@ -27,7 +30,7 @@ export async function finishTrial(
     writeJsonAtomic(path.join(rolloutDir, PROMPTS), state.prompts ?? [promptOf(plan.task)]),
     writeFileAtomic(path.join(rolloutDir, ACP_TRAJECTORY), trajectory ? `${trajectory}\n` : ""),
   ]);
-  await writeJsonAtomic(path.join(rolloutDir, RESULT), result, { durable: true });
+  await writeJsonAtomic(path.join(rolloutDir, RESULT), result, { durable: true, floats: RESULT_FLOATS });
   return result;
 }
 

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { floatJson } from "./float-json.js";
 
 /**
  * Readers never see a half-written file (rename is atomic). `durable` also fsyncs before the
@@ -29,12 +30,16 @@ export async function writeFileAtomic(
   }
 }
 
+/** `floats`: fields whose numbers are written as floats (`1.0`), as upstream's Python writes them. */
 export function writeJsonAtomic(
   file: string,
   value: unknown,
-  opts: { durable?: boolean } = {},
+  opts: { durable?: boolean; floats?: ReadonlySet<string> } = {},
 ): Promise<void> {
-  return writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, opts);
+  const text = opts.floats
+    ? floatJson(value, { indent: 2, floats: opts.floats, verbatim: new Set() })
+    : JSON.stringify(value, null, 2);
+  return writeFileAtomic(file, `${text}\n`, opts);
 }
 
 export async function readJsonIfExists<T = unknown>(file: string): Promise<T | undefined> {

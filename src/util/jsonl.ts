@@ -1,6 +1,6 @@
 // Strict JSONL: a broken line is an error that names the file and the line, never a silent skip.
 import { promises as fs } from "node:fs";
-import { UserInputError } from "../errors.js";
+import { DataError } from "../errors.js";
 
 function parseJsonLines(text: string, displayPath: string): unknown[] {
   const out: unknown[] = [];
@@ -16,8 +16,9 @@ function parseJsonLines(text: string, displayPath: string): unknown[] {
     try {
       out.push(JSON.parse(raw));
     } catch (err) {
-      throw new UserInputError(
-        `${displayPath} line ${line}: not valid JSON (${(err as Error).message}). ` +
+      // Upstream's words ("invalid JSON"), so one grep finds the failure from either tool.
+      throw new DataError(
+        `${displayPath}: line ${line}: invalid JSON: ${(err as Error).message}. ` +
           "Repair or remove that line, then run the command again.",
       );
     }

@@ -43,8 +43,11 @@ describe("convert with group advantages (the seed's numbers)", () => {
     assert.equal(rows.length, 4);
     for (const row of rows) {
       assert.equal(row.advantage, 0);
+      // Upstream's fields in upstream's order (reference §5.4): deepEqual ignores order, so the keys too.
       assert.deepEqual(row.group, {
         id: "task=half-life|agent=opencode|model=deepseek/deepseek-v4-flash",
+        by: ["task", "agent", "model"],
+        key: { task: "half-life", agent: "opencode", model: "deepseek/deepseek-v4-flash" },
         normalisation: "grpo",
         formula:
           "advantage = (reward - mean) / (std + eps); mean and sample std (ddof 1) over the scored rollouts of the group",
@@ -52,9 +55,24 @@ describe("convert with group advantages (the seed's numbers)", () => {
         scored: 4,
         mean: 1,
         std: 0,
+        std_ddof: 1,
         eps: 0.0001,
       });
-      assert.equal(row.outcome, null);
+      assert.deepEqual(Object.keys(row.group ?? {}), [
+        "id",
+        "by",
+        "key",
+        "normalisation",
+        "formula",
+        "rollouts",
+        "scored",
+        "mean",
+        "std",
+        "std_ddof",
+        "eps",
+      ]);
+      assert.equal(row.outcome, "passed");
+      assert.equal(row.outcome_category, null);
       assert.equal(row.in_baseline, true);
     }
   });
@@ -81,9 +99,14 @@ describe("convert with group advantages (the seed's numbers)", () => {
       rows.map((r) => r.group?.error),
       ["timeout", undefined, "timeout"],
     );
+    // outcome is upstream's (a timed-out rollout the verifier scored 0 failed); ours is outcome_category.
     assert.deepEqual(
-      rows.map((r) => r.outcome),
-      ["timeout", null, "timeout"],
+      rows.map((r) => [r.outcome, r.outcome_category]),
+      [
+        ["failed", "timeout"],
+        ["passed", null],
+        ["failed", "timeout"],
+      ],
     );
     const m = JSON.parse(fs.readFileSync(manifest, "utf8"));
     // The file splices its long lists in from side files: it must say what the returned manifest says.
@@ -230,7 +253,7 @@ describe("bad input gives a clear error and keeps what was written", () => {
       (err: Error) =>
         err instanceof UserInputError &&
         err.message.startsWith(`${path.join(root, "bench-agent", "trial-01")}`) &&
-        /llm_trajectory.jsonl line 3: not valid JSON/.test(err.message),
+        /llm_trajectory.jsonl: line 3: invalid JSON: /.test(err.message),
     );
     assert.equal(fs.readFileSync(out, "utf8"), "previous rows\n");
     assert.deepEqual(

@@ -3,13 +3,13 @@
 // group by group (a group's rows wait until its withholding rules are settled). Memory follows the
 // size of a group, not the number of rollouts.
 import path from "node:path";
-import { UserInputError } from "../../errors.js";
+import { DataError, UserInputError } from "../../errors.js";
 import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
 import { JOB_MARKERS, type JobInfo, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { mapLimit } from "../../util/limit.js";
 import { NORMALISATIONS } from "../groups/advantage.js";
-import { groupKeyOf, parseGroupBy, policyVersionKey } from "../groups/groups.js";
+import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey } from "../groups/groups.js";
 import { convertJsonlInput, isJsonlInput } from "../inputs/jsonl-input.js";
 import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
@@ -155,7 +155,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
         for (const r of liveRollouts(j, stats, opts)) await writePlain(r, ctx);
     }
     if (opts.expectedRows !== undefined && stats.rowsWritten !== opts.expectedRows) {
-      throw new UserInputError(
+      throw new DataError(
         `--expected-rows ${opts.expectedRows}: the conversion gives ${stats.rowsWritten} row(s); nothing was written.`,
       );
     }
@@ -190,7 +190,12 @@ async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
   for (const s of produced.secretsInTokens ?? [])
     stats.secretsInTokens.push({ rollout_dir: r.displayDir, ...s });
   for (const { row, toolCalls } of produced.rows)
-    await emitRow(ctx, row, toolCalls, { outcome: r.outcome, in_baseline: false, ...vector });
+    await emitRow(ctx, row, toolCalls, {
+      outcome: r.outcome,
+      outcome_category: r.outcomeCategory,
+      in_baseline: false,
+      ...vector,
+    });
 }
 
 interface GroupRef {
@@ -201,15 +206,19 @@ interface GroupRef {
 /** First pass: each live rollout's folder under its group id, groups in path order. */
 async function groupsOf(scan: JobScan, by: GroupByKey[], stats: ConvertStats, opts: ConvertOptions) {
   const groups = new Map<string, { key: Record<string, string | null>; members: GroupRef[] }>();
+  const split = new JobSplitCheck(by);
   for await (const j of scan.eachJob()) {
     for (const r of liveRollouts(j, stats, opts)) {
       const version = by.includes("policy_version") ? await policyVersionOf(r) : null;
       const { id, key } = groupKeyOf(r, by, version);
+      split.add(r, id, version);
       const g = groups.get(id);
       if (g) g.members.push({ dir: r.dir, job: r.job });
       else groups.set(id, { key, members: [{ dir: r.dir, job: r.job }] });
     }
   }
+  const warning = split.warning();
+  if (warning) opts.onWarning?.(warning);
   return groups;
 }
 

@@ -24,6 +24,7 @@ interface GroupContext extends WriteContext {
 export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupContext): Promise<void> {
   const { members } = group;
   const { stats, totals } = ctx;
+  const ref = { id, key: group.key, by: ctx.by };
   const norm = totals.normalisation;
   const states: MemberState[] = members.map((r) => ({
     resultState: r.resultState,
@@ -68,9 +69,13 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     if (p.notTrainingGrade)
       stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: p.notTrainingGrade });
     for (const x of p.secretsInTokens ?? []) stats.secretsInTokens.push({ rollout_dir: r.displayDir, ...x });
-    const block = { ...groupBlock(id, s, norm, { error: r.error, excluded: s.excluded[i] }), ...namesDiffer };
+    const block = {
+      ...groupBlock(ref, s, norm, { error: r.error, excluded: s.excluded[i] }),
+      ...namesDiffer,
+    };
     const signal = {
       outcome: r.outcome,
+      outcome_category: r.outcomeCategory,
       in_baseline: s.inBaseline[i] ?? false,
       advantage: s.advantages[i] ?? null,
       group: block,
@@ -79,17 +84,7 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     for (const { row, toolCalls } of p.rows) await emitRow(ctx, row, toolCalls, signal);
   }
   await stats.sink.addGroup({
-    id,
-    by: ctx.by,
-    key: group.key,
-    normalisation: norm,
-    formula: groupBlock(id, s, norm, { error: null }).formula,
-    rollouts: s.rollouts,
-    scored: s.scored,
-    mean: s.mean,
-    std: s.std,
-    std_ddof: 1,
-    eps: 0.0001,
+    ...groupBlock(ref, s, norm, { error: null }),
     withheld: s.withheld,
     withheld_outcomes: withheldOutcomes(members, states, s.withheld),
     ...namesDiffer,
@@ -107,7 +102,7 @@ function withheldOutcomes(
   const out = new Set<string>();
   members.forEach((r, i) => {
     if (memberWithheld(states[i] as MemberState) === null) return;
-    out.add(r.outcome ?? (r.resultState === "present" ? "unscored" : `${r.resultState}_result`));
+    out.add(r.outcomeCategory ?? (r.resultState === "present" ? "unscored" : `${r.resultState}_result`));
   });
   return [...out].sort();
 }
@@ -126,6 +121,7 @@ function memberEntry(
     ...(r.rewards ? { rewards: r.rewards } : {}),
     advantage: s.advantages[i] ?? null,
     outcome: r.outcome,
+    outcome_category: r.outcomeCategory,
     error: r.error,
     in_baseline: s.inBaseline[i] ?? false,
     result: r.resultState,

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Manifest, ManifestGroup } from "../../schemas/train-manifest.js";
+import { floatJson } from "../../util/float-json.js";
 
 const SOURCES = "\u0000sources\u0000";
 const GROUPS = "\u0000groups\u0000";
@@ -22,7 +23,8 @@ class SideList {
   }
 
   async add(value: unknown): Promise<void> {
-    await this.handle.write(`${this.count === 0 ? "" : ",\n"}${this.indent}${JSON.stringify(value)}`);
+    const text = floatJson(value, { indent: 2, sortKeys: true, depth: this.indent.length / 2 });
+    await this.handle.write(`${this.count === 0 ? "" : ",\n"}${this.indent}${text}`);
     this.count++;
   }
 
@@ -70,7 +72,8 @@ export class ManifestSink {
     await this.side.groups.close();
     const shell = { ...manifest, sources: SOURCES } as Record<string, unknown>;
     if (manifest.training_signal) shell.training_signal = { ...manifest.training_signal, groups: GROUPS };
-    const text = `${JSON.stringify(shell, null, 2)}\n`;
+    // Upstream writes its manifest with indent=2 and sort_keys=True, and so do we, side lists too.
+    const text = `${floatJson(shell, { indent: 2, sortKeys: true })}\n`;
     const handle = await fs.open(this.tmp, "w");
     try {
       let rest = text;

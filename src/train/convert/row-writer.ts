@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { floatJson } from "../../util/float-json.js";
 
 const FLUSH_AT = 1 << 20;
 
@@ -25,7 +26,7 @@ export class RowWriter {
   }
 
   async write(row: unknown): Promise<void> {
-    const line = `${JSON.stringify(row)}\n`;
+    const line = `${floatJson(row)}\n`;
     this.chunks.push(line);
     this.size += line.length;
     if (this.size >= FLUSH_AT) await this.flush();

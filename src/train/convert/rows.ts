@@ -23,9 +23,9 @@ import { type CallRoles, roleFields, rowCandidates } from "./subagents.js";
 
 export type RowMode = "rollout" | "exchange";
 export type BaseRow =
-  | Omit<PrimeSftRow, "outcome" | "in_baseline">
-  | Omit<TrlSftRow, "outcome" | "in_baseline">
-  | Omit<TokensRow, "outcome" | "in_baseline">;
+  | Omit<PrimeSftRow, "outcome" | "outcome_category" | "in_baseline">
+  | Omit<TrlSftRow, "outcome" | "outcome_category" | "in_baseline">
+  | Omit<TokensRow, "outcome" | "outcome_category" | "in_baseline">;
 
 export interface RowsOutcome {
   rows: Array<{ row: BaseRow; toolCalls: number }>;

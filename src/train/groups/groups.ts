@@ -9,7 +9,7 @@ import {
   type WithheldReason,
 } from "../../schemas/train-rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
-import { baselineOf, EPS, FORMULAS, type Normalisation } from "./advantage.js";
+import { baselineOf, EPS, FORMULAS, type Normalisation, STD_DDOF } from "./advantage.js";
 
 export function parseGroupBy(value: string | readonly string[], flag = "--group-by"): GroupByKey[] {
   const keys = (typeof value === "string" ? value.split(",") : [...value]).map((k) => k.trim());
@@ -115,24 +115,64 @@ export function settleGroup(members: readonly MemberState[], normalisation: Norm
   };
 }
 
-/** The block a row carries, in the seed's field order; `error` only for a rollout that ended with one. */
+/**
+ * The block a row carries, in upstream's field order (the seed's keys with upstream's `by`, `key`
+ * and `std_ddof` where upstream puts them); `error` only for a rollout that ended with one.
+ */
 export function groupBlock(
-  id: string,
+  group: GroupKey & { by: readonly GroupByKey[] },
   s: Settled,
   normalisation: Normalisation,
   member: { error: string | null; excluded?: "unscored" | "single_scored_rollout" },
 ): GroupBlock {
   const block: GroupBlock = {
-    id,
+    id: group.id,
+    by: [...group.by],
+    key: { ...group.key },
     normalisation,
     formula: FORMULAS[normalisation],
     rollouts: s.rollouts,
     scored: s.scored,
     mean: s.mean,
     std: s.std,
+    std_ddof: STD_DDOF,
     eps: EPS,
   };
   if (member.error) block.error = member.error;
   if (member.excluded === "single_scored_rollout") block.excluded = "single_scored_rollout";
   return block;
+}
+
+/**
+ * `bench run --trials N` writes each repeat as a job of its own (trial-01, trial-02, ...), so with
+ * `job` in --group-by (the default, as upstream's) every group holds one rollout and none gets an
+ * advantage. This notices exactly that case: every group has one rollout, and leaving `job` out
+ * would put some of them together.
+ */
+export class JobSplitCheck {
+  private readonly rest: GroupByKey[] | null;
+  private readonly sizes = new Map<string, number>();
+  private readonly withoutJob = new Set<string>();
+
+  constructor(by: readonly GroupByKey[]) {
+    this.rest = by.includes("job") ? by.filter((k) => k !== "job") : null;
+  }
+
+  add(r: RolloutFacts, id: string, policyVersion: string | null): void {
+    if (!this.rest) return;
+    this.sizes.set(id, (this.sizes.get(id) ?? 0) + 1);
+    this.withoutJob.add(this.rest.length > 0 ? groupKeyOf(r, this.rest, policyVersion).id : "");
+  }
+
+  /** The one line to print, or null when job in --group-by is not what keeps the groups at one. */
+  warning(): string | null {
+    if (!this.rest || this.sizes.size < 2) return null;
+    for (const n of this.sizes.values()) if (n !== 1) return null;
+    if (this.withoutJob.size === this.sizes.size) return null;
+    const fix = this.rest.length > 0 ? this.rest.join(",") : "task,agent,model";
+    return (
+      "every group has one rollout, so none gets an advantage: each trial-NN is a job of its own. " +
+      `Leave job out of --group-by (--group-by ${fix}) to group a task's repeats across its trial-NN jobs.`
+    );
+  }
 }

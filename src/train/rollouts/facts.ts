@@ -41,7 +41,10 @@ export interface RolloutFacts {
   rewardVector: RewardVector | null;
   /** The error category a trainer masks on: agent side first, then verifier side. */
   error: string | null;
-  outcome: string | null;
+  /** Upstream's outcome: passed, failed, errored or verifier_errored; null without a readable result. */
+  outcome: ScoreOutcome | null;
+  /** Our outcome category (schemas/outcome.ts: timeout, provider_error, ...); null when it ended cleanly. */
+  outcomeCategory: string | null;
   replaced: Replaced | null;
   attempt: number | null;
   /** A rollout_group member (`<group_id>-rNN`): its attempts are one trial. */
@@ -108,7 +111,8 @@ export function factsOf(
     rewards: f.reward === null ? null : numericRewards(f.result?.rewards),
     rewardVector: rewardVectorOf(f.result?.rewards, f.reward),
     error: f.outcome.maskCategory,
-    outcome: f.outcome.outcome,
+    outcome: f.outcome.scoreOutcome,
+    outcomeCategory: f.outcome.outcome,
     replaced: f.replaced,
     attempt: f.attempt,
     member: f.member,

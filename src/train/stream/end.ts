@@ -26,7 +26,8 @@ export class StreamTally {
   add(records: readonly StreamRecord[]): readonly StreamRecord[] {
     for (const r of records) {
       this.rollouts++;
-      if (!r.retried && r.outcome) this.outcomes[r.outcome] = (this.outcomes[r.outcome] ?? 0) + 1;
+      const c = r.outcome_category;
+      if (!r.retried && c) this.outcomes[c] = (this.outcomes[c] ?? 0) + 1;
     }
     return records;
   }

@@ -62,7 +62,7 @@ describe("stream over a run that stopped starting trials", () => {
     stoppedRun(root);
     const { records, end, error } = await follow(root);
     assert.deepEqual(
-      records.map((r) => [r.task, r.outcome]),
+      records.map((r) => [r.task, r.outcome_category]),
       [
         ["a", null],
         ["b", "provider_error"],
@@ -148,7 +148,7 @@ describe("stream over a run that stopped starting trials", () => {
     await exited;
     assert.ok(error instanceof RunStopped, String(error));
     assert.deepEqual(
-      records.map((r) => r.outcome),
+      records.map((r) => r.outcome_category),
       [null, "provider_error"],
     );
     assert.equal(end?.notStarted, 4);

@@ -7,7 +7,7 @@ import { RESULT } from "../../jobs-dir/index.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { NORMALISATIONS, type Normalisation } from "../groups/advantage.js";
-import { groupKeyOf, parseGroupBy, policyVersionKey, settleGroup } from "../groups/groups.js";
+import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey, settleGroup } from "../groups/groups.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { assertFolder } from "../rollouts/scan.js";
 import { type StreamEnd, StreamTally } from "./end.js";
@@ -100,6 +100,8 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
   const grouper = new Grouper(opts.groupSize, normalisation, warn);
   const tally = new StreamTally();
   const keyOf = (f: RolloutFacts, versions: string[]) => groupKeyOf(f, by, policyVersionKey(f, versions));
+  // Only groups that wait for more than one rollout can be kept at one by job in --group-by.
+  const split = (opts.groupSize ?? 1) > 1 ? new JobSplitCheck(by) : null;
   try {
     let lastPoll = Date.now();
     let dirty: Set<string> | null = null;
@@ -107,7 +109,11 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
       for (const final of await tracker.refresh(dirty, !follow)) {
         if (final.facts.resultProblem)
           warn(`${path.join(final.facts.displayDir, RESULT)}: ${final.facts.resultProblem}`);
-        yield* tally.add(grouper.add(await finishRollout(final.facts, keyOf, final.retried)));
+        const finished = await finishRollout(final.facts, keyOf, final.retried);
+        const { record } = finished;
+        if (!record.retried)
+          split?.add(final.facts, record.group_id, policyVersionKey(final.facts, record.policy_versions));
+        yield* tally.add(grouper.add(finished));
       }
       if (!follow || opts.signal?.aborted) break;
       const verdict = tracker.verdict();
@@ -148,6 +154,8 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
     yield* tally.add(grouper.flush());
   } finally {
     watcher.close();
+    const warning = split?.warning();
+    if (warning) warn(warning);
     opts.onEnd?.(tally.end(tracker.notStarted(), tracker.stop()));
   }
 }

@@ -124,6 +124,6 @@ describe("validateRows", () => {
     assert.equal(report.ok, false);
     assert.equal(report.rows, 2);
     assert.equal(report.errors?.[0]?.line, 3);
-    assert.match(report.errors?.[0]?.message ?? "", /not valid JSON/);
+    assert.match(report.errors?.[0]?.message ?? "", /invalid JSON: /);
   });
 });

@@ -166,7 +166,7 @@ export async function validateFile(file: string, opts: ValidateOptions = {}): Pr
     try {
       rows.push(JSON.parse(line));
     } catch (err) {
-      rows.push(new RowParseError(`not valid JSON (${(err as Error).message})`));
+      rows.push(new RowParseError(`invalid JSON: ${(err as Error).message}`));
     }
   });
   const report = validateRows(rows, opts);
