@@ -7,6 +7,7 @@ import { convertLines, textLine } from "../train/console.js";
 import { convertJob } from "../train/convert/convert.js";
 import type { RowMode } from "../train/convert/rows.js";
 import type { Normalisation } from "../train/groups/advantage.js";
+import { runSft } from "../train/run-sft/run.js";
 import { endCounts, type StreamEnd } from "../train/stream/end.js";
 import { streamRollouts } from "../train/stream/stream.js";
 import { pyJson } from "../train/validate/py-json.js";
@@ -186,6 +187,108 @@ export function registerTrainCommands(program: Command): Command {
           process.stderr.write(`bench train validate: ${where}: ${e.message}\n`);
         }
         return report.ok ? 0 : 1;
+      }),
+    );
+
+  // `bench train run sft --backend prime-rl`: upstream's trainer launcher (train-run.json, command.txt).
+  const collect = (v: string, prev: string[] = []) => [...prev, v];
+  train
+    .command("run")
+    .description("Launch a trainer on training rows and record the run")
+    .command("sft")
+    .description("Run Prime-RL SFT (`uv run sft @ CONFIG ...`) and write <work-dir>/train-run.json")
+    .requiredOption(
+      "--config <file>",
+      "Prime-RL SFT TOML config (relative paths also tried in --prime-rl-dir)",
+    )
+    .option("--backend <backend>", "training backend: prime-rl", "prime-rl")
+    .option("--data <data>", "a prime-sft JSONL, a dataset folder, or a dataset name; passed as --data.name")
+    .option("--output-dir <dir>", "Prime-RL's output dir (default <work-dir>/prime-rl-output)")
+    .option("--work-dir <dir>", "where train-run.json, command.txt and the logs go", "train-runs/sft")
+    .option("--prime-rl-dir <dir>", "the Prime-RL checkout to run uv from (default: the current directory)")
+    .option("--dry-run", "pass --dry-run through to Prime-RL")
+    .option("--follow", "also print the trainer's stdout while logging it")
+    .option("--uv-no-sync", "run `uv run --no-sync`")
+    .option(
+      "--override <KEY=VALUE>",
+      "a Prime-RL config override, passed as --KEY VALUE; repeatable",
+      collect,
+    )
+    .option("--target-examples <n>", "max_steps = ceil(n / data.batch_size)")
+    .option("--target-micro-steps <n>", "max_steps = floor(n / data.batch_size)")
+    .option("--sync-scheduler-to-max-steps", "with a target, also set scheduler.decay_steps (default)")
+    .option("--no-sync-scheduler-to-max-steps", "leave scheduler.decay_steps alone")
+    .option("--sync-ckpt-to-max-steps", "with a target, also set ckpt.interval and ckpt.keep_interval")
+    .option("--no-sync-ckpt-to-max-steps", "leave the checkpoint interval alone (default)")
+    .option("--pack-function <fn>", "data.pack_function: cat or stack")
+    .option("--loss-mask <roles>", "assistant, all, or roles joined by commas (data.loss_mask.*)")
+    .option("--loss-normalization <kind>", "token_mean (Prime-RL's own; sample_mean is not supported here)")
+    .option("--model-attn <impl>", "model.attn, e.g. sdpa")
+    .option("--renderer-mode <mode>", "none: renderer=None (tokenizer chat template)")
+    .option("--tool-defs-mode <mode>", "preserve or omit (drop tool_defs/tools from local rows)", "preserve")
+    .option(
+      "--chat-template-kwarg <KEY=VALUE>",
+      "set in every local row's chat_template_kwargs; repeatable",
+      collect,
+    )
+    .option("--message-tail-truncation <mode>", "off (the only mode supported here)", "off")
+    .option("--allow-unsafe-stack-flash-attn", "allow stack packing with Qwen3.5 and flash attention")
+    .option("--force", "overwrite an existing <work-dir>/train-run.json")
+    .option("--compat-profile <name>", "not supported here")
+    .option("--publish-model <repo>", "not supported here")
+    .option("--model-tag <tag>", "not supported here")
+    .option("--model-card <mode>", "not supported here")
+    .option("--publish-artifacts <repo>", "not supported here")
+    .option("--hf-prefix <prefix>", "not supported here")
+    .option("--hf-public-read-check", "not supported here")
+    .action((o: Record<string, string | string[] | boolean | undefined>) =>
+      action("run sft", async () => {
+        if (o.backend !== "prime-rl")
+          throw new UserInputError(`--backend: only prime-rl is supported, not "${o.backend}".`);
+        const str = (v: unknown) => v as string | undefined;
+        const res = await runSft({
+          config: o.config as string,
+          workDir: o.workDir as string,
+          data: str(o.data),
+          outputDir: str(o.outputDir),
+          primeRlDir: str(o.primeRlDir),
+          dryRun: o.dryRun === true,
+          uvNoSync: o.uvNoSync === true,
+          overrides: (o.override as string[] | undefined) ?? [],
+          targetExamples: num("--target-examples", str(o.targetExamples), { integer: true, min: 1 }),
+          targetMicroSteps: num("--target-micro-steps", str(o.targetMicroSteps), { integer: true, min: 1 }),
+          syncSchedulerToMaxSteps: o.syncSchedulerToMaxSteps !== false,
+          syncCkptToMaxSteps: o.syncCkptToMaxSteps === true,
+          packFunction: str(o.packFunction),
+          lossMask: str(o.lossMask),
+          lossNormalization: str(o.lossNormalization),
+          modelAttn: str(o.modelAttn),
+          rendererMode: str(o.rendererMode),
+          toolDefsMode: str(o.toolDefsMode),
+          chatTemplateKwargs: (o.chatTemplateKwarg as string[] | undefined) ?? [],
+          messageTailTruncation: str(o.messageTailTruncation),
+          allowUnsafeStackFlashAttn: o.allowUnsafeStackFlashAttn === true,
+          force: o.force === true,
+          unsupported: {
+            "--compat-profile": o.compatProfile,
+            "--publish-model": o.publishModel,
+            "--model-tag": o.modelTag,
+            "--model-card": o.modelCard,
+            "--publish-artifacts": o.publishArtifacts,
+            "--hf-prefix": o.hfPrefix,
+            "--hf-public-read-check": o.hfPublicReadCheck,
+          },
+          onStdout: o.follow === true ? (chunk) => process.stdout.write(chunk) : undefined,
+        });
+        if (res.returncode !== 0) {
+          process.stderr.write(
+            `bench train run sft: Prime-RL SFT failed with exit code ${res.returncode}; see ${res.manifestPath}\n`,
+          );
+          // A signal (-N) exits as a shell reports it, 128 + N.
+          return res.returncode > 0 ? res.returncode : 128 - res.returncode;
+        }
+        process.stdout.write(`Prime-RL SFT completed (manifest: ${res.manifestPath})\n`);
+        return 0;
       }),
     );
   return train;

@@ -1,0 +1,56 @@
+// Finding Prime-RL's launcher and running it with its output teed into `<work-dir>/prime-rl/`.
+// Prime-RL is a Python project run from its checkout with `uv run sft ...` (its `sft` entry
+// point), so what has to be installed is `uv` on PATH and a synced checkout (--prime-rl-dir).
+import { spawn } from "node:child_process";
+import { createWriteStream, promises as fs } from "node:fs";
+import { constants as osConstants } from "node:os";
+import path from "node:path";
+
+export const INSTALL_HINT =
+  "install uv (https://docs.astral.sh/uv/getting-started/installation/), clone Prime-RL " +
+  "(git clone https://github.com/PrimeIntellect-ai/prime-rl), run `uv sync` in the checkout, " +
+  "then pass --prime-rl-dir <checkout>";
+
+/** The first executable `name` on the PATH of `env`, as a shell would find it; null if none. */
+export async function onPath(name: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    const ok = await fs
+      .stat(file)
+      .then((s) => s.isFile() && fs.access(file, fs.constants.X_OK).then(() => true))
+      .catch(() => false);
+    if (ok) return file;
+  }
+  return null;
+}
+
+export interface LaunchOptions {
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdoutLog: string;
+  stderrLog: string;
+  /** Each chunk of the trainer's stdout, as it comes (`--follow`). */
+  onStdout?: (chunk: Buffer) => void;
+}
+
+/** The trainer's exit status; killed by a signal N reads as -N, as Python's subprocess reports it. */
+export async function launch(o: LaunchOptions): Promise<{ returncode: number; error?: string }> {
+  const out = createWriteStream(o.stdoutLog);
+  const err = createWriteStream(o.stderrLog);
+  const [command, ...args] = o.argv as [string, ...string[]];
+  const child = spawn(command, args, { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout.on("data", (chunk: Buffer) => o.onStdout?.(chunk));
+  // The logs are ended by us after `close`, when every chunk has been written to them.
+  child.stdout.pipe(out, { end: false });
+  child.stderr.pipe(err, { end: false });
+  const result = await new Promise<{ returncode: number; error?: string }>((resolve) => {
+    child.once("error", (e) => resolve({ returncode: 127, error: e.message }));
+    child.once("close", (code, signal) =>
+      resolve({ returncode: code ?? -(signal ? (osConstants.signals[signal] ?? 1) : 1) }),
+    );
+  });
+  await Promise.all([out, err].map((s) => new Promise((r) => s.end(r))));
+  return result;
+}
