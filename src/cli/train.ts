@@ -3,6 +3,8 @@ import { once } from "node:events";
 import { promises as fs } from "node:fs";
 import type { Command } from "commander";
 import { messageOf, UserInputError } from "../errors.js";
+import { BRANCH_TREE_ONLY, BRANCH_TREE_REFUSES, convertBranchTree } from "../train/branch-tree/convert.js";
+import { checkBranchRow } from "../train/branch-tree/validate.js";
 import { convertLines, textLine } from "../train/console.js";
 import { convertJob } from "../train/convert/convert.js";
 import type { RowMode } from "../train/convert/rows.js";
@@ -55,6 +57,39 @@ async function writeOut(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, "drain");
 }
 
+// `bench train convert --format branch-tree`: rows of the branch trees of each group.
+const camel = (flag: string) => flag.slice(2).replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+/** Whether the user typed the flag (a default is not a choice). */
+const fromCli = (cmd: Command, flag: string) => cmd.getOptionValueSource(camel(flag)) === "cli";
+
+async function branchTreeConvert(jobs: string, o: Record<string, string | undefined>, cmd: Command) {
+  if (o.format !== "branch-tree") {
+    const flag = BRANCH_TREE_ONLY.find((f) => fromCli(cmd, f));
+    throw new UserInputError(`${flag} applies only to --format branch-tree.`);
+  }
+  const refused = BRANCH_TREE_REFUSES.find((f) => fromCli(cmd, f));
+  if (refused) throw new UserInputError(`--format branch-tree does not take ${refused}.`);
+  const out = o.out as string;
+  const res = await convertBranchTree({
+    jobs,
+    out,
+    groupBy: o.groupBy,
+    pairs: fromCli(cmd, "--pairs"),
+    pairsAnyRequest: fromCli(cmd, "--pairs-any-request"),
+    includeOracle: fromCli(cmd, "--include-oracle"),
+    minReward: num("--min-reward", o.minReward),
+    expectedRows: num("--expected-rows", o.expectedRows, { integer: true, min: 0 }),
+    manifest: o.manifest,
+    onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
+  });
+  process.stdout.write(
+    `Converted ${res.rows} row(s) from ${res.rollouts} rollout(s) -> ${out}\n` +
+      `Branch trees: ${res.trees}; ${res.forks} fork(s), ${res.childRows} child row(s), ${res.pairRows} pair row(s); ` +
+      `${res.groupsWithoutFork} group(s) without a fork.\n`,
+  );
+  return 0;
+}
+
 export function registerTrainCommands(program: Command): Command {
   const train = program
     .command("train")
@@ -67,7 +102,7 @@ export function registerTrainCommands(program: Command): Command {
     )
     .argument("<jobs>", "a rollout folder, a job folder, or a folder of jobs")
     .requiredOption("-o, --out <file>", "the JSONL file to write")
-    .option("--format <format>", "prime-sft, trl-sft or tokens", "prime-sft")
+    .option("--format <format>", "prime-sft, trl-sft, tokens or branch-tree", "prime-sft")
     .option("--row-mode <mode>", "rollout (the last model call) or exchange (every model call)", "rollout")
     .option("--group-advantage <kind>", "add advantages and a group block: grpo or loo")
     .option("--group-by <keys>", GROUP_BY_HELP, "task,agent,model,job")
@@ -77,8 +112,13 @@ export function registerTrainCommands(program: Command): Command {
     )
     .option("--manifest <file>", "write counts by reason and every group with its members")
     .option("--expected-rows <n>", "fail, writing nothing, unless exactly this many rows come out")
-    .action((jobs: string, o: Record<string, string | undefined>) =>
+    .option("--pairs", "branch-tree: also write a preference pair for each two rollouts that part at a fork")
+    .option("--pairs-any-request", "branch-tree: pairs also where the two requests differ")
+    .option("--include-oracle", "branch-tree: let oracle rollouts into the trees")
+    .action((jobs: string, o: Record<string, string | undefined>, cmd: Command) =>
       action("convert", async () => {
+        if (o.format === "branch-tree" || BRANCH_TREE_ONLY.some((f) => fromCli(cmd, f)))
+          return branchTreeConvert(jobs, o, cmd);
         const out = o.out as string;
         const res = await convertJob({
           jobs,
@@ -164,7 +204,7 @@ export function registerTrainCommands(program: Command): Command {
     .command("validate")
     .description("Check every row: roles, tool calls matched to declared tools and to their results")
     .argument("<file>", "a JSONL file of rows")
-    .option("--format <format>", "prime-sft, trl-sft or tokens (default: from each row)")
+    .option("--format <format>", "prime-sft, trl-sft, tokens or branch-tree (default: from each row)")
     .option("--require-tool-calls", "fail when any row has no tool call")
     .option("--expected-rows <n>", "fail unless exactly this many rows")
     .action((file: string, o: Record<string, string | boolean | undefined>) =>
@@ -172,8 +212,10 @@ export function registerTrainCommands(program: Command): Command {
         const stat = await fs.stat(file).catch(() => null);
         if (!stat?.isFile())
           throw new UserInputError(`${file}: no such file. Give the JSONL file convert wrote.`);
+        const branchTree = o.format === "branch-tree";
         const report = await validateFile(file, {
-          format: o.format as RowFormat | undefined,
+          format: branchTree ? undefined : (o.format as RowFormat | undefined),
+          checkRow: branchTree ? checkBranchRow : undefined,
           requireToolCalls: o.requireToolCalls === true,
           expectedRows: num("--expected-rows", o.expectedRows as string | undefined, {
             integer: true,

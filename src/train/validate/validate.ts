@@ -92,6 +92,8 @@ export interface ValidateOptions {
   format?: RowFormat;
   requireToolCalls?: boolean;
   expectedRows?: number;
+  /** Another family of rows (branch-tree) brings its own check in place of checkRow. */
+  checkRow?: (row: unknown) => RowCheck;
 }
 
 const MAX_ERRORS = 50;
@@ -106,7 +108,11 @@ export function validateRows(rows: Iterable<unknown>, opts: ValidateOptions = {}
   for (const row of rows) {
     n++;
     const check =
-      row instanceof RowParseError ? { problems: [row.message], toolCalls: 0 } : checkRow(row, opts.format);
+      row instanceof RowParseError
+        ? { problems: [row.message], toolCalls: 0 }
+        : opts.checkRow
+          ? opts.checkRow(row)
+          : checkRow(row, opts.format);
     if (check.toolCalls > 0) withTools++;
     for (const message of check.problems) if (errors.length < MAX_ERRORS) errors.push({ row: n, message });
   }
