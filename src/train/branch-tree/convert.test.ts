@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { BranchChildRow, BranchPairRow } from "../../schemas/train-branch-tree.js";
 import { writeJob } from "../testing/job-builder.js";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");
@@ -100,12 +101,17 @@ function bench(...args: string[]) {
   const r = spawnSync(process.execPath, ["--import", TSX, CLI, ...args], { cwd: root, encoding: "utf8" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+/** The rows written, each checked against its schema (strict: no field more, none missing). */
 const rowsOf = (file: string) =>
   fs
     .readFileSync(path.join(root, file), "utf8")
     .trim()
     .split("\n")
-    .map((l) => JSON.parse(l));
+    .map((l) => {
+      const row = JSON.parse(l);
+      (row.kind === "branch_pair" ? BranchPairRow : BranchChildRow).parse(row);
+      return row;
+    });
 
 before(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "bf-branch-"));

@@ -3,10 +3,11 @@
 // reward below the fork) and advantage = reward - value. A pair row (--pairs) is two rollouts
 // that part at a fork with different rewards: the shared prompt, the better continuation as
 // chosen and the worse as rejected.
+import type { BranchChildRow, BranchPairRow } from "../../schemas/train-branch-tree.js";
 import type { ChatMessage, ToolDef } from "../../schemas/train-rows.js";
 import type { Fork } from "./tree.js";
 
-export const BRANCH_SCHEMA_VERSION = 2;
+export const BRANCH_SCHEMA_VERSION = 2 as const;
 
 /** One rollout in a tree: what its rows are made of. */
 export interface Member {
@@ -21,58 +22,11 @@ export interface Member {
   job: string;
   agent: string | null;
   model: string | null;
-  status: string | null;
+  status: BranchChildRow["status"];
 }
 
-export interface ChildRow {
-  kind: "branch_child";
-  schema_version: number;
-  prefix: ChatMessage[];
-  continuation: ChatMessage[];
-  messages: ChatMessage[];
-  tools: ToolDef[];
-  label: string;
-  request: number;
-  status: string | null;
-  reward: number;
-  value: number;
-  value_stderr: number;
-  advantage: number;
-  agent: string | null;
-  model: string | null;
-  depth: number;
-  fork_id: string;
-  fork_kind: "fork";
-  parent_node: string | null;
-  session: string;
-  prefix_complete: boolean;
-  prefix_source: "llm_trajectory";
-  tool_names: string[];
-  task_name: string;
-  job: string;
-  group: string;
-  source_path: string;
-}
-
-export interface PairRow {
-  kind: "branch_pair";
-  schema_version: number;
-  prompt: ChatMessage[];
-  chosen: ChatMessage[];
-  rejected: ChatMessage[];
-  tools: ToolDef[];
-  chosen_reward: number;
-  rejected_reward: number;
-  margin: number;
-  same_request: boolean;
-  value: number;
-  depth: number;
-  fork_id: string;
-  task_name: string;
-  group: string;
-  chosen_session: string;
-  rejected_session: string;
-}
+export type ChildRow = BranchChildRow;
+export type PairRow = BranchPairRow;
 
 function calledTools(messages: readonly ChatMessage[]): string[] {
   const names: string[] = [];

@@ -1,45 +1,10 @@
 // `<work-dir>/train-run.json` and `command.txt`: the record of one trainer launch, in upstream's
 // shape (schema_version 1, run_type, backend, commands, components, artifacts, extra), so a tool
 // that reads upstream's train runs reads ours.
+import type { TrainRunManifest } from "../../schemas/train-run.js";
 import { writeFileAtomic } from "../../util/fs.js";
 
-export type RunStatus = "pending" | "running" | "succeeded" | "failed";
-
-export interface CommandRecord {
-  id: string;
-  argv: string[];
-  cwd: string;
-  /** Names of the credential variables that were set; never their values. */
-  env_keys: string[];
-}
-
-export interface TrainComponent {
-  name: string;
-  role: "primary" | "service";
-  command_id: string;
-  status: RunStatus;
-  logs: string[];
-  metrics: string[];
-  checkpoints: string[];
-  extra: Record<string, unknown>;
-}
-
-export interface TrainRunManifest {
-  schema_version: 1;
-  run_type: "sft";
-  backend: "prime-rl";
-  config: string;
-  work_dir: string;
-  output_dir: string;
-  dry_run: boolean;
-  created_at: string;
-  updated_at: string;
-  overall_status: RunStatus;
-  commands: CommandRecord[];
-  components: TrainComponent[];
-  artifacts: { checkpoints: string[]; exported_models: string[] };
-  extra: Record<string, unknown>;
-}
+export type { CommandRecord, RunStatus, TrainComponent, TrainRunManifest } from "../../schemas/train-run.js";
 
 /** The credentials a trainer may read (Hugging Face, Prime Intellect, W&B): their names are recorded. */
 export const CREDENTIAL_ENV_KEYS = [

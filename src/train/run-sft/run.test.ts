@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { TrainRunManifest } from "../../schemas/train-run.js";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");
 const TSX = fileURLToPath(import.meta.resolve("tsx"));
@@ -75,7 +76,12 @@ function bench(
 }
 
 const argvOf = (rec: string) => fs.readFileSync(`${rec}.argv`, "utf8").split("\n").slice(0, -1);
-const manifestOf = (work: string) => JSON.parse(fs.readFileSync(path.join(work, "train-run.json"), "utf8"));
+/** train-run.json, checked against its schema (strict: no field more, none missing). */
+const manifestOf = (work: string) => {
+  const m = JSON.parse(fs.readFileSync(path.join(work, "train-run.json"), "utf8"));
+  TrainRunManifest.parse(m);
+  return m;
+};
 
 before(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "bf-run-sft-")));
