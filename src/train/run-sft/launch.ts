@@ -45,11 +45,18 @@ export async function launch(o: LaunchOptions): Promise<{ returncode: number; er
   // The logs are ended by us after `close`, when every chunk has been written to them.
   child.stdout.pipe(out, { end: false });
   child.stderr.pipe(err, { end: false });
+  // Ctrl-C or a kill of ours goes to the trainer, and we wait for it to end, so the manifest
+  // records the run as failed instead of staying "running" forever.
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of signals) process.on(s, forward);
   const result = await new Promise<{ returncode: number; error?: string }>((resolve) => {
     child.once("error", (e) => resolve({ returncode: 127, error: e.message }));
     child.once("close", (code, signal) =>
       resolve({ returncode: code ?? -(signal ? (osConstants.signals[signal] ?? 1) : 1) }),
     );
+  }).finally(() => {
+    for (const s of signals) process.off(s, forward);
   });
   await Promise.all([out, err].map((s) => new Promise((r) => s.end(r))));
   return result;

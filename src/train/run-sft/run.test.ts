@@ -1,10 +1,11 @@
 // `bench train run sft` as its own process, with a stand-in `uv` first on PATH: a shell script
 // that records the arguments, working directory and environment it was started with, prints to
-// both streams and exits with $STAND_IN_EXIT. The expectations are upstream's
+// both streams and exits with $STAND_IN_EXIT (or sleeps $STAND_IN_SLEEP seconds). The expectations are upstream's
 // (tests/test_train_cli.py test_train_run_sft_*), where its Popen was faked the same way.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,6 +22,7 @@ pwd > "$STAND_IN_RECORD.cwd"
 env > "$STAND_IN_RECORD.env"
 echo "trainer ok"
 echo "trainer warning" >&2
+if [ -n "$STAND_IN_SLEEP" ]; then exec sleep "$STAND_IN_SLEEP"; fi
 exit "\${STAND_IN_EXIT:-0}"
 `;
 
@@ -343,6 +345,33 @@ describe("bench train run sft --backend prime-rl", () => {
     assert.equal(again.code, 2);
     assert.match(again.stderr, /train-run\.json already exists; pass --force to overwrite/);
     assert.equal(bench(c, ["--config", c.config, "--work-dir", c.work, "--force"]).code, 0);
+  });
+
+  it("a stopped bench stops the trainer and records the run as failed", async () => {
+    const c = fresh();
+    const child = spawn(
+      process.execPath,
+      ["--import", TSX, CLI, "run", "sft", "--config", c.config, "--work-dir", c.work],
+      {
+        cwd: c.dir,
+        env: {
+          PATH: `${bin}:/usr/bin:/bin`,
+          HOME: os.tmpdir(),
+          STAND_IN_RECORD: c.rec,
+          STAND_IN_SLEEP: "600",
+        },
+        stdio: "ignore",
+      },
+    );
+    const exited = once(child, "exit");
+    // The trainer has started once it has written its record.
+    while (!fs.existsSync(`${c.rec}.env`)) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGTERM");
+    const [code] = await exited;
+    assert.equal(code, 128 + 15);
+    const m = manifestOf(c.work);
+    assert.equal(m.overall_status, "failed");
+    assert.deepEqual(m.components[0].extra, { returncode: -15 });
   });
 
   it("--follow also prints the trainer's stdout", () => {
