@@ -245,6 +245,42 @@ describe("bench train run sft --backend prime-rl", () => {
     assert.equal(path.basename(plan.dataset_dir).startsWith("prime-rl-dataset-"), true);
   });
 
+  it("a dataset folder is passed as it is, or copied whole when its rows must change", () => {
+    const c = fresh();
+    const folder = path.join(c.dir, "dataset");
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, "train.jsonl"), `${JSON.stringify(ROW)}\n`);
+    fs.writeFileSync(path.join(folder, "README.md"), "card\n");
+    assert.equal(bench(c, ["--config", c.config, "--work-dir", c.work, "--data", "dataset"]).code, 0);
+    const plain = manifestOf(c.work).extra.prime_rl_sft_dataset;
+    assert.equal(plain.kind, "local_dataset_dir");
+    assert.equal(plain.dataset_dir, folder);
+    assert.equal(plain.train_jsonl, path.join(folder, "train.jsonl"));
+    assert.deepEqual(plain.validation, { ok: true, rows: 1, rows_with_tool_calls: 1 });
+    assert.deepEqual(argvOf(c.rec).slice(4, 6), ["--data.name", folder]);
+
+    const r = bench(c, [
+      "--config",
+      c.config,
+      "--work-dir",
+      c.work,
+      "--data",
+      "dataset",
+      "--tool-defs-mode",
+      "omit",
+      "--force",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const copied = manifestOf(c.work).extra.prime_rl_sft_dataset;
+    assert.equal(copied.kind, "local_dataset_dir_transformed");
+    assert.match(path.basename(copied.dataset_dir), /^prime-rl-dataset-[0-9a-f]{12}$/);
+    assert.equal(fs.readFileSync(path.join(copied.dataset_dir, "README.md"), "utf8"), "card\n");
+    assert.equal(JSON.parse(fs.readFileSync(copied.train_jsonl, "utf8")).tool_defs, undefined);
+    assert.equal(copied.tool_defs_removed_rows, 1);
+    // The source folder is left as it was.
+    assert.ok(JSON.parse(fs.readFileSync(path.join(folder, "train.jsonl"), "utf8")).tool_defs);
+  });
+
   it("a trainer that fails: its exit status, a failed manifest, its stderr kept", () => {
     const c = fresh();
     const r = bench(c, ["--config", c.config, "--work-dir", c.work], { STAND_IN_EXIT: "7" });
