@@ -1,7 +1,7 @@
 // Finding Prime-RL's launcher and running it with its output teed into `<work-dir>/prime-rl/`.
 // Prime-RL is a Python project run from its checkout with `uv run sft ...` (its `sft` entry
 // point), so what has to be installed is `uv` on PATH and a synced checkout (--prime-rl-dir).
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, promises as fs } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
@@ -40,19 +40,22 @@ export async function launch(o: LaunchOptions): Promise<{ returncode: number; er
   const out = createWriteStream(o.stdoutLog);
   const err = createWriteStream(o.stderrLog);
   const [command, ...args] = o.argv as [string, ...string[]];
-  const child = spawn(command, args, { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout.on("data", (chunk: Buffer) => o.onStdout?.(chunk));
-  // The logs are ended by us after `close`, when every chunk has been written to them.
-  child.stdout.pipe(out, { end: false });
-  child.stderr.pipe(err, { end: false });
   // Ctrl-C or a kill of ours goes to the trainer, and we wait for it to end, so the manifest
-  // records the run as failed instead of staying "running" forever.
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  // records the run as failed instead of staying "running" forever. Listening starts before the
+  // trainer does: a signal that came in between would otherwise end us with the trainer running.
+  let child: ChildProcess | null = null;
+  const forward = (signal: NodeJS.Signals) => child?.kill(signal);
   const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const s of signals) process.on(s, forward);
+  const started = spawn(command, args, { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"] });
+  child = started;
+  started.stdout.on("data", (chunk: Buffer) => o.onStdout?.(chunk));
+  // The logs are ended by us after `close`, when every chunk has been written to them.
+  started.stdout.pipe(out, { end: false });
+  started.stderr.pipe(err, { end: false });
   const result = await new Promise<{ returncode: number; error?: string }>((resolve) => {
-    child.once("error", (e) => resolve({ returncode: 127, error: e.message }));
-    child.once("close", (code, signal) =>
+    started.once("error", (e) => resolve({ returncode: 127, error: e.message }));
+    started.once("close", (code, signal) =>
       resolve({ returncode: code ?? -(signal ? (osConstants.signals[signal] ?? 1) : 1) }),
     );
   }).finally(() => {

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse } from "smol-toml";
-import { exposurePlan, lossMaskOverrides, overrideArgs, type PlanFlags } from "./plan.js";
+import { UserInputError } from "../../errors.js";
+import { ConfigProblem, exposurePlan, lossMaskOverrides, overrideArgs, type PlanFlags } from "./plan.js";
 
 const flags = (f: Partial<PlanFlags>): PlanFlags => ({
   overrides: [],
@@ -110,6 +111,17 @@ describe("run sft: the Prime-RL overrides", () => {
       null,
     );
     assert.notEqual(exposurePlan(flags({ packFunction: "stack", modelAttn: "sdpa" }), qwen), null);
+  });
+
+  it("what the config holds is a data problem (exit 1), a flag that clashes a usage error (exit 2)", () => {
+    const qwen = parse('[model]\nname = "Qwen/Qwen3.5-9B"\nattn = "fa4"\n');
+    assert.throws(() => exposurePlan(flags({ packFunction: "stack" }), qwen), ConfigProblem);
+    assert.throws(
+      () => exposurePlan(flags({ targetExamples: 3 }), parse("[data]\nbatch_size = 0\n")),
+      ConfigProblem,
+    );
+    assert.throws(() => exposurePlan(flags({ targetExamples: 3 }), parse("")), ConfigProblem);
+    assert.throws(() => exposurePlan(flags({ packFunction: "zip" }), CONFIG), UserInputError);
   });
 
   it("--sync-ckpt-to-max-steps sets both checkpoint keys", () => {

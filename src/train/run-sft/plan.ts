@@ -76,8 +76,13 @@ export function effectiveValue(config: TomlTable, overrides: Map<string, string>
   return overrides.has(key) ? overrides.get(key) : configValue(config, key);
 }
 
+/** What the config (or an override of it) holds does not work: exit 1, as a data problem. */
+export class ConfigProblem extends Error {
+  override name = "ConfigProblem";
+}
+
 export function positiveInt(value: unknown, key: string): number {
-  const bad = () => new UserInputError(`${key} must be a positive integer, got ${JSON.stringify(value)}.`);
+  const bad = () => new ConfigProblem(`${key} must be a positive integer, got ${JSON.stringify(value)}.`);
   let n: number;
   if (typeof value === "number" || typeof value === "bigint") n = Number(value);
   else if (typeof value === "string" && /^\d+$/.test(value.trim())) n = Number(value.trim());
@@ -94,7 +99,7 @@ function dataBatchSize(config: TomlTable, overrides: Map<string, string>): numbe
   const fromOverride = overrides.get("data.batch_size");
   const raw = fromOverride ?? configValue(config, "data.batch_size");
   if (raw === undefined)
-    throw new UserInputError(
+    throw new ConfigProblem(
       "--target-examples requires data.batch_size in the Prime-RL config or an explicit --override data.batch_size=...",
     );
   return positiveInt(
@@ -262,7 +267,7 @@ function refuseUnsafeStackFlashAttn(
   const attn = asString(effectiveValue(config, effective, "model.attn"));
   const qwen35 = model?.toLowerCase().replaceAll("_", "-").startsWith("qwen/qwen3.5-") ?? false;
   if (pack === "stack" && qwen35 && ["flash_attention_2", "flash_attention_3", "fa4"].includes(attn ?? ""))
-    throw new UserInputError(
+    throw new ConfigProblem(
       "Prime-RL stack packing with Qwen/Qwen3.5-* and flash attention is blocked because it can " +
         "misinterpret padded position_ids as packed sequence starts and fail inside Qwen3.5 varlen " +
         "kernels. Use --model-attn sdpa or --override model.attn=sdpa, or pass " +
