@@ -87,6 +87,11 @@ async function branchTreeConvert(jobs: string, o: Record<string, string | undefi
       `Branch trees: ${res.trees}; ${res.forks} fork(s), ${res.childRows} child row(s), ${res.pairRows} pair row(s); ` +
       `${res.groupsWithoutFork} group(s) without a fork.\n`,
   );
+  if (res.trees === 0 && res.singleRolloutGroups > 0 && res.groupBy.includes("job"))
+    process.stderr.write(
+      "bench train convert: warning: every group has one rollout; each trial-NN is a job of its own: " +
+        "leave job out of --group-by (for example --group-by task,agent,model)\n",
+    );
   return 0;
 }
 

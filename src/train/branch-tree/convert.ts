@@ -48,6 +48,9 @@ export interface BranchTreeResult {
   forks: number;
   /** Groups whose conversations never parted (one rollout, or all the same): no rows. */
   groupsWithoutFork: number;
+  /** Of those, the groups of a single rollout (with `job` in --group-by: each trial-NN job alone). */
+  singleRolloutGroups: number;
+  groupBy: string[];
   skipped: Partial<Record<BranchSkip, number>>;
 }
 
@@ -101,6 +104,8 @@ export async function convertBranchTree(opts: BranchTreeOptions): Promise<Branch
     trees: 0,
     forks: 0,
     groupsWithoutFork: 0,
+    singleRolloutGroups: 0,
+    groupBy: by,
     skipped: {},
   };
   const skip = (k: BranchSkip) => {
@@ -136,6 +141,7 @@ export async function convertBranchTree(opts: BranchTreeOptions): Promise<Branch
       const forks = forksOf(keyed);
       if (forks.length === 0) {
         res.groupsWithoutFork++;
+        if (members.length === 1) res.singleRolloutGroups++;
         continue;
       }
       res.trees++;
