@@ -3,10 +3,13 @@ import { once } from "node:events";
 import { promises as fs } from "node:fs";
 import type { Command } from "commander";
 import { DataError, messageOf, UserInputError } from "../errors.js";
+import { BRANCH_TREE_ONLY, BRANCH_TREE_REFUSES, convertBranchTree } from "../train/branch-tree/convert.js";
+import { checkBranchRow } from "../train/branch-tree/validate.js";
 import { convertLines, textLine } from "../train/console.js";
 import { convertJob } from "../train/convert/convert.js";
 import type { RowMode } from "../train/convert/rows.js";
 import type { Normalisation } from "../train/groups/advantage.js";
+import { runSft } from "../train/run-sft/run.js";
 import { endCounts, type StreamEnd } from "../train/stream/end.js";
 import { streamRollouts } from "../train/stream/stream.js";
 import {
@@ -76,6 +79,44 @@ async function writeOut(text: string): Promise<void> {
   if (!process.stdout.write(text)) await once(process.stdout, "drain");
 }
 
+// `bench train convert --format branch-tree`: rows of the branch trees of each group.
+const camel = (flag: string) => flag.slice(2).replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+/** Whether the user typed the flag (a default is not a choice). */
+const fromCli = (cmd: Command, flag: string) => cmd.getOptionValueSource(camel(flag)) === "cli";
+
+async function branchTreeConvert(jobs: string, o: Record<string, string | undefined>, cmd: Command) {
+  if (o.format !== "branch-tree") {
+    const flag = BRANCH_TREE_ONLY.find((f) => fromCli(cmd, f));
+    throw new UserInputError(`${flag} applies only to --format branch-tree.`);
+  }
+  const refused = BRANCH_TREE_REFUSES.find((f) => fromCli(cmd, f));
+  if (refused) throw new UserInputError(`--format branch-tree does not take ${refused}.`);
+  const out = o.out as string;
+  const res = await convertBranchTree({
+    jobs,
+    out,
+    groupBy: o.groupBy,
+    pairs: fromCli(cmd, "--pairs"),
+    pairsAnyRequest: fromCli(cmd, "--pairs-any-request"),
+    includeOracle: fromCli(cmd, "--include-oracle"),
+    minReward: num("--min-reward", o.minReward),
+    expectedRows: num("--expected-rows", o.expectedRows, { integer: true, min: 0 }),
+    manifest: o.manifest,
+    onWarning: (m) => process.stderr.write(`bench train convert: warning: ${m}\n`),
+  });
+  process.stdout.write(
+    `Converted ${res.rows} row(s) from ${res.rollouts} rollout(s) -> ${out}\n` +
+      `Branch trees: ${res.trees}; ${res.forks} fork(s), ${res.childRows} child row(s), ${res.pairRows} pair row(s); ` +
+      `${res.groupsWithoutFork} group(s) without a fork.\n`,
+  );
+  if (res.trees === 0 && res.singleRolloutGroups > 0 && res.groupBy.includes("job"))
+    process.stderr.write(
+      "bench train convert: warning: every group has one rollout; each trial-NN is a job of its own: " +
+        "leave job out of --group-by (for example --group-by task,agent,model)\n",
+    );
+  return 0;
+}
+
 export function registerTrainCommands(program: Command): Command {
   const train = program
     .command("train")
@@ -91,7 +132,7 @@ export function registerTrainCommands(program: Command): Command {
       "a rollout folder, a job folder, a folder of jobs, or a results.jsonl / trainer JSONL",
     )
     .requiredOption("-o, --out <file>", "the JSONL file to write")
-    .option("--format <format>", "prime-sft, trl-sft or tokens", "prime-sft")
+    .option("--format <format>", "prime-sft, trl-sft, tokens or branch-tree", "prime-sft")
     .option("--row-mode <mode>", "rollout (the last model call) or exchange (every model call)", "rollout")
     .option("--group-advantage <kind>", "add advantages and a group block: grpo or loo")
     .option("--group-by <keys>", GROUP_BY_HELP, "task,agent,model,job")
@@ -124,8 +165,13 @@ export function registerTrainCommands(program: Command): Command {
       "--no-redact",
       "keep row content as recorded (private data only); tokens rows with secrets are kept",
     )
-    .action((jobs: string, o: Record<string, string | undefined>) =>
+    .option("--pairs", "branch-tree: also write a preference pair for each two rollouts that part at a fork")
+    .option("--pairs-any-request", "branch-tree: pairs also where the two requests differ")
+    .option("--include-oracle", "branch-tree: let oracle rollouts into the trees")
+    .action((jobs: string, o: Record<string, string | undefined>, cmd: Command) =>
       action("convert", async () => {
+        if (o.format === "branch-tree" || BRANCH_TREE_ONLY.some((f) => fromCli(cmd, f)))
+          return branchTreeConvert(jobs, o, cmd);
         const out = o.out as string;
         const res = await convertJob({
           jobs,
@@ -227,7 +273,7 @@ export function registerTrainCommands(program: Command): Command {
     .command("validate")
     .description("Check every row: roles, tool calls matched to declared tools and to their results")
     .argument("<file>", "a JSONL file of rows")
-    .option("--format <format>", "prime-sft, trl-sft or tokens (default: from each row)")
+    .option("--format <format>", "prime-sft, trl-sft, tokens or branch-tree (default: from each row)")
     .option("--require-tool-calls", "fail when any row has no tool call")
     .option("--expected-rows <n>", "fail unless exactly this many rows")
     // Checks of the rollouts behind the rows (upstream's flags).
@@ -246,11 +292,13 @@ export function registerTrainCommands(program: Command): Command {
         const stat = await fs.stat(file).catch(() => null);
         if (!stat?.isFile())
           throw new UserInputError(`${file}: no such file. Give the JSONL file convert wrote.`);
+        const branchTree = o.format === "branch-tree";
         const flags = tokenizerFlags(o);
         const tokenizer = await validationTokenizerOf(o.format as RowFormat | undefined, flags);
         const report = await validateFile(file, {
+          format: branchTree ? undefined : (o.format as RowFormat | undefined),
+          checkRow: branchTree ? checkBranchRow : undefined,
           tokenization: tokenizer ? new TokenizationCheck(tokenizer, flags.maxLength ?? null) : null,
-          format: o.format as RowFormat | undefined,
           requireToolCalls: o.requireToolCalls === true,
           expectedRows: num("--expected-rows", o.expectedRows as string | undefined, {
             integer: true,
@@ -284,5 +332,107 @@ export function registerTrainCommands(program: Command): Command {
       }),
     );
   registerTokenCoverage(train, action);
+
+  // `bench train run sft --backend prime-rl`: upstream's trainer launcher (train-run.json, command.txt).
+  const collect = (v: string, prev: string[] = []) => [...prev, v];
+  train
+    .command("run")
+    .description("Launch a trainer on training rows and record the run")
+    .command("sft")
+    .description("Run Prime-RL SFT (`uv run sft @ CONFIG ...`) and write <work-dir>/train-run.json")
+    .requiredOption(
+      "--config <file>",
+      "Prime-RL SFT TOML config (relative paths also tried in --prime-rl-dir)",
+    )
+    .option("--backend <backend>", "training backend: prime-rl", "prime-rl")
+    .option("--data <data>", "a prime-sft JSONL, a dataset folder, or a dataset name; passed as --data.name")
+    .option("--output-dir <dir>", "Prime-RL's output dir (default <work-dir>/prime-rl-output)")
+    .option("--work-dir <dir>", "where train-run.json, command.txt and the logs go", "train-runs/sft")
+    .option("--prime-rl-dir <dir>", "the Prime-RL checkout to run uv from (default: the current directory)")
+    .option("--dry-run", "pass --dry-run through to Prime-RL")
+    .option("--follow", "also print the trainer's stdout while logging it")
+    .option("--uv-no-sync", "run `uv run --no-sync`")
+    .option(
+      "--override <KEY=VALUE>",
+      "a Prime-RL config override, passed as --KEY VALUE; repeatable",
+      collect,
+    )
+    .option("--target-examples <n>", "max_steps = ceil(n / data.batch_size)")
+    .option("--target-micro-steps <n>", "max_steps = floor(n / data.batch_size)")
+    .option("--sync-scheduler-to-max-steps", "with a target, also set scheduler.decay_steps (default)")
+    .option("--no-sync-scheduler-to-max-steps", "leave scheduler.decay_steps alone")
+    .option("--sync-ckpt-to-max-steps", "with a target, also set ckpt.interval and ckpt.keep_interval")
+    .option("--no-sync-ckpt-to-max-steps", "leave the checkpoint interval alone (default)")
+    .option("--pack-function <fn>", "data.pack_function: cat or stack")
+    .option("--loss-mask <roles>", "assistant, all, or roles joined by commas (data.loss_mask.*)")
+    .option("--loss-normalization <kind>", "token_mean (Prime-RL's own; sample_mean is not supported here)")
+    .option("--model-attn <impl>", "model.attn, e.g. sdpa")
+    .option("--renderer-mode <mode>", "none: renderer=None (tokenizer chat template)")
+    .option("--tool-defs-mode <mode>", "preserve or omit (drop tool_defs/tools from local rows)", "preserve")
+    .option(
+      "--chat-template-kwarg <KEY=VALUE>",
+      "set in every local row's chat_template_kwargs; repeatable",
+      collect,
+    )
+    .option("--message-tail-truncation <mode>", "off (the only mode supported here)", "off")
+    .option("--allow-unsafe-stack-flash-attn", "allow stack packing with Qwen3.5 and flash attention")
+    .option("--force", "overwrite an existing <work-dir>/train-run.json")
+    .option("--compat-profile <name>", "not supported here")
+    .option("--publish-model <repo>", "not supported here")
+    .option("--model-tag <tag>", "not supported here")
+    .option("--model-card <mode>", "not supported here")
+    .option("--publish-artifacts <repo>", "not supported here")
+    .option("--hf-prefix <prefix>", "not supported here")
+    .option("--hf-public-read-check", "not supported here")
+    .action((o: Record<string, string | string[] | boolean | undefined>) =>
+      action("run sft", async () => {
+        if (o.backend !== "prime-rl")
+          throw new UserInputError(`--backend: only prime-rl is supported, not "${o.backend}".`);
+        const str = (v: unknown) => v as string | undefined;
+        const res = await runSft({
+          config: o.config as string,
+          workDir: o.workDir as string,
+          data: str(o.data),
+          outputDir: str(o.outputDir),
+          primeRlDir: str(o.primeRlDir),
+          dryRun: o.dryRun === true,
+          uvNoSync: o.uvNoSync === true,
+          overrides: (o.override as string[] | undefined) ?? [],
+          targetExamples: num("--target-examples", str(o.targetExamples), { integer: true, min: 1 }),
+          targetMicroSteps: num("--target-micro-steps", str(o.targetMicroSteps), { integer: true, min: 1 }),
+          syncSchedulerToMaxSteps: o.syncSchedulerToMaxSteps !== false,
+          syncCkptToMaxSteps: o.syncCkptToMaxSteps === true,
+          packFunction: str(o.packFunction),
+          lossMask: str(o.lossMask),
+          lossNormalization: str(o.lossNormalization),
+          modelAttn: str(o.modelAttn),
+          rendererMode: str(o.rendererMode),
+          toolDefsMode: str(o.toolDefsMode),
+          chatTemplateKwargs: (o.chatTemplateKwarg as string[] | undefined) ?? [],
+          messageTailTruncation: str(o.messageTailTruncation),
+          allowUnsafeStackFlashAttn: o.allowUnsafeStackFlashAttn === true,
+          force: o.force === true,
+          unsupported: {
+            "--compat-profile": o.compatProfile,
+            "--publish-model": o.publishModel,
+            "--model-tag": o.modelTag,
+            "--model-card": o.modelCard,
+            "--publish-artifacts": o.publishArtifacts,
+            "--hf-prefix": o.hfPrefix,
+            "--hf-public-read-check": o.hfPublicReadCheck,
+          },
+          onStdout: o.follow === true ? (chunk) => process.stdout.write(chunk) : undefined,
+        });
+        if (res.returncode !== 0) {
+          process.stderr.write(
+            `bench train run sft: Prime-RL SFT failed with exit code ${res.returncode}; see ${res.manifestPath}\n`,
+          );
+          // A signal (-N) exits as a shell reports it, 128 + N.
+          return res.returncode > 0 ? res.returncode : 128 - res.returncode;
+        }
+        process.stdout.write(`Prime-RL SFT completed (manifest: ${res.manifestPath})\n`);
+        return 0;
+      }),
+    );
   return train;
 }

@@ -1,9 +1,12 @@
 // The JSON Schemas we publish for what the train side writes, generated from the zod schemas the
 // types come from (scripts/gen-schemas.ts writes them to schemas/).
+
 import { z } from "zod";
 import { StreamRecord, TokenCaptureSummary } from "./rollout-stream.js";
+import { BranchChildRow, BranchPairRow } from "./train-branch-tree.js";
 import { Manifest } from "./train-manifest.js";
 import { GroupBlock, PrimeSftRow, TokensRow, TrlSftRow } from "./train-rows.js";
+import { TrainRunManifest } from "./train-run.js";
 
 export const TRAIN_SCHEMAS: Record<string, z.ZodType> = {
   "train-group-block.schema.json": GroupBlock,
@@ -13,6 +16,9 @@ export const TRAIN_SCHEMAS: Record<string, z.ZodType> = {
   "train-manifest.schema.json": Manifest,
   "rollout-stream.schema.json": StreamRecord,
   "token-capture-summary.schema.json": TokenCaptureSummary,
+  "train-branch-child-row.schema.json": BranchChildRow,
+  "train-branch-pair-row.schema.json": BranchPairRow,
+  "train-run.schema.json": TrainRunManifest,
 };
 
 export function schemaText(schema: z.ZodType, io: "input" | "output" = "output"): string {

@@ -115,6 +115,8 @@ export interface ValidateOptions {
   expectedRows?: number;
   /** --tokenizer: sound trl-sft rows are also measured as the trainer renders them. */
   tokenization?: TokenizationCheck | null;
+  /** Another family of rows (branch-tree) brings its own check in place of checkRow. */
+  checkRow?: (row: unknown) => RowCheck;
 }
 
 const MAX_ERRORS = 50;
@@ -129,7 +131,11 @@ export function validateRows(rows: Iterable<unknown>, opts: ValidateOptions = {}
   for (const row of rows) {
     n++;
     const check =
-      row instanceof RowParseError ? { problems: [row.message], toolCalls: 0 } : checkRow(row, opts.format);
+      row instanceof RowParseError
+        ? { problems: [row.message], toolCalls: 0 }
+        : opts.checkRow
+          ? opts.checkRow(row)
+          : checkRow(row, opts.format);
     const measured =
       opts.tokenization && check.problems.length === 0
         ? opts.tokenization.check(row as Record<string, unknown>)

@@ -1,0 +1,248 @@
+// `bench train run sft --backend prime-rl`: check everything, package the data, write
+// command.txt and train-run.json (status running), run `uv run sft @ CONFIG ...` from the
+// Prime-RL checkout, then record how it ended. Nothing is written before every refusal has had
+// its chance, and nothing is launched before the manifest says what is being launched.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { UserInputError } from "../../errors.js";
+import { chatTemplateKwargs, type DatasetPlan, prepareData, toolDefsMode } from "./dataset.js";
+import { INSTALL_HINT, launch, onPath } from "./launch.js";
+import { commandLine, recordedEnvKeys, type TrainRunManifest, utcNow, writeManifest } from "./manifest.js";
+import { type ExposurePlan, exposurePlan, overrideArgs, type PlanFlags, type TomlTable } from "./plan.js";
+
+export interface RunSftOptions extends Omit<PlanFlags, "overrides"> {
+  config: string;
+  workDir: string;
+  data?: string;
+  outputDir?: string;
+  /** The Prime-RL checkout `uv run` runs in; the current directory when not given. */
+  primeRlDir?: string;
+  dryRun: boolean;
+  uvNoSync: boolean;
+  overrides?: readonly string[];
+  lossNormalization?: string;
+  toolDefsMode?: string;
+  chatTemplateKwargs?: readonly string[];
+  messageTailTruncation?: string;
+  force: boolean;
+  /** Upstream flags this port does not carry out: named so the refusal can say which. */
+  unsupported?: Record<string, unknown>;
+  /** The environment the trainer gets and `uv` is looked up in; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Where relative paths start; process.cwd() by default. */
+  cwd?: string;
+  onStdout?: (chunk: Buffer) => void;
+}
+
+export interface RunSftResult {
+  manifestPath: string;
+  commandPath: string;
+  returncode: number;
+  manifest: TrainRunManifest;
+}
+
+/** Like Python's Path.resolve(): absolute, with the symlinks of the part that exists resolved. */
+async function resolveReal(p: string): Promise<string> {
+  const abs = path.resolve(p);
+  const real = await fs.realpath(abs).catch(() => null);
+  if (real !== null) return real;
+  const parent = path.dirname(abs);
+  return parent === abs ? abs : path.join(await resolveReal(parent), path.basename(abs));
+}
+
+async function isFile(p: string): Promise<boolean> {
+  return (await fs.stat(p).catch(() => null))?.isFile() ?? false;
+}
+
+/** A relative --config is looked for where the user is, then in the Prime-RL checkout. */
+async function resolveConfig(config: string, cwd: string, primeRlDir: string | undefined): Promise<string> {
+  const here = path.resolve(cwd, config);
+  if (await isFile(here)) return fs.realpath(here);
+  if (primeRlDir !== undefined && !path.isAbsolute(config)) {
+    const there = path.join(primeRlDir, config);
+    if (await isFile(there)) return fs.realpath(there);
+  }
+  throw new UserInputError(`--config not found: ${config}`);
+}
+
+async function loadToml(file: string): Promise<TomlTable> {
+  try {
+    return parseToml(await fs.readFile(file, "utf8")) as TomlTable;
+  } catch (err) {
+    throw new Error(`${file}: not a valid TOML config (${(err as Error).message.split("\n")[0]}).`);
+  }
+}
+
+function lossNormalization(raw: string | undefined): "token_mean" | "sample_mean" | null {
+  if (raw === undefined) return null;
+  const v = raw.trim().toLowerCase().replaceAll("-", "_");
+  if (["token", "token_mean", "token_weighted"].includes(v)) return "token_mean";
+  if (["sample", "sample_mean", "row", "row_mean"].includes(v)) return "sample_mean";
+  throw new UserInputError("--loss-normalization must be 'token_mean' or 'sample_mean'.");
+}
+
+function messageTailTruncation(raw: string): string {
+  const v = raw.trim().toLowerCase().replaceAll("_", "-");
+  return ["none", "false", "disabled"].includes(v) ? "off" : v;
+}
+
+/**
+ * What upstream does with a run-local Python shim (sample-mean loss, pre-tokenized rows) or a
+ * tokenizer (tail truncation) or Hugging Face uploads: refused by name rather than half done.
+ */
+function refuseUnsupported(o: RunSftOptions): void {
+  const why = (flag: string, what: string) =>
+    new UserInputError(`${flag} is not supported by this bench (${what}); see docs/export-training-data.md.`);
+  if (lossNormalization(o.lossNormalization) === "sample_mean")
+    throw why("--loss-normalization sample_mean", "it needs upstream's run-local Prime-RL loss shim");
+  const tail = messageTailTruncation(o.messageTailTruncation ?? "off");
+  if (tail !== "off") throw why(`--message-tail-truncation ${tail}`, "it needs the model's tokenizer");
+  for (const [flag, value] of Object.entries(o.unsupported ?? {}))
+    if (value !== undefined && value !== false) throw why(flag, "not carried over from upstream");
+}
+
+function trainerArgv(o: {
+  uvNoSync: boolean;
+  config: string;
+  data: string | null;
+  outputDir: string;
+  dryRun: boolean;
+  overrides: string[];
+}): string[] {
+  return [
+    "uv",
+    "run",
+    ...(o.uvNoSync ? ["--no-sync"] : []),
+    "sft",
+    "@",
+    o.config,
+    ...(o.data ? ["--data.name", o.data] : []),
+    "--output-dir",
+    o.outputDir,
+    ...(o.dryRun ? ["--dry-run"] : []),
+    ...overrideArgs(o.overrides),
+  ];
+}
+
+function initialManifest(a: {
+  config: string;
+  workDir: string;
+  outputDir: string;
+  dryRun: boolean;
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  exposure: ExposurePlan | null;
+  dataset: DatasetPlan | null;
+}): TrainRunManifest {
+  const now = utcNow();
+  const extra: Record<string, unknown> = {};
+  if (a.exposure) extra.prime_rl_sft_exposure_plan = a.exposure;
+  if (a.dataset) extra.prime_rl_sft_dataset = a.dataset;
+  return {
+    schema_version: 1,
+    run_type: "sft",
+    backend: "prime-rl",
+    config: a.config,
+    work_dir: a.workDir,
+    output_dir: a.outputDir,
+    dry_run: a.dryRun,
+    created_at: now,
+    updated_at: now,
+    overall_status: "running",
+    commands: [{ id: "prime-rl-sft", argv: a.argv, cwd: a.cwd, env_keys: recordedEnvKeys(a.env) }],
+    components: [
+      {
+        name: "trainer",
+        role: "primary",
+        command_id: "prime-rl-sft",
+        status: "running",
+        logs: ["prime-rl/stdout.log", "prime-rl/stderr.log"],
+        metrics: [],
+        checkpoints: [],
+        extra: {},
+      },
+    ],
+    artifacts: { checkpoints: [], exported_models: [] },
+    extra,
+  };
+}
+
+export async function runSft(o: RunSftOptions): Promise<RunSftResult> {
+  const env = o.env ?? process.env;
+  const cwd = o.cwd ?? process.cwd();
+  refuseUnsupported(o);
+  let primeRlDir: string | undefined;
+  if (o.primeRlDir !== undefined) {
+    const dir = path.resolve(cwd, o.primeRlDir);
+    if (!(await fs.stat(dir).catch(() => null))?.isDirectory())
+      throw new UserInputError(`--prime-rl-dir not found: ${o.primeRlDir}`);
+    primeRlDir = await fs.realpath(dir);
+  }
+  const config = await resolveConfig(o.config, cwd, primeRlDir);
+  const configData = await loadToml(config);
+  const overrides = [...(o.overrides ?? [])];
+  const exposure = exposurePlan({ ...o, overrides }, configData);
+  const tools = toolDefsMode(o.toolDefsMode ?? "preserve");
+  const kwargs = chatTemplateKwargs(o.chatTemplateKwargs ?? []);
+
+  const workDir = await resolveReal(path.resolve(cwd, o.workDir));
+  const outputDir = o.outputDir
+    ? await resolveReal(path.resolve(cwd, o.outputDir))
+    : path.join(workDir, "prime-rl-output");
+  const manifestPath = path.join(workDir, "train-run.json");
+  if (!o.force && (await fs.stat(manifestPath).catch(() => null)))
+    throw new UserInputError(`${manifestPath} already exists; pass --force to overwrite.`);
+  if ((await onPath("uv", env)) === null)
+    throw new Error(`uv is required to launch Prime-RL SFT and is not on PATH: ${INSTALL_HINT}.`);
+
+  const logDir = path.join(workDir, "prime-rl");
+  await fs.mkdir(logDir, { recursive: true });
+  const { data, plan: dataset } = await prepareData({
+    data: o.data,
+    cwd,
+    toolDefsMode: tools,
+    chatTemplateKwargs: kwargs,
+    workDir,
+  });
+  const argv = trainerArgv({
+    uvNoSync: o.uvNoSync,
+    config,
+    data,
+    outputDir,
+    dryRun: o.dryRun,
+    overrides: [...overrides, ...(exposure?.generated_overrides ?? [])],
+  });
+  const commandPath = path.join(workDir, "command.txt");
+  await fs.writeFile(commandPath, `${commandLine(argv)}\n`);
+  const launchCwd = primeRlDir ?? (await fs.realpath(cwd));
+  const manifest = initialManifest({
+    config,
+    workDir,
+    outputDir,
+    dryRun: o.dryRun,
+    argv,
+    cwd: launchCwd,
+    env,
+    exposure,
+    dataset,
+  });
+  await writeManifest(manifestPath, manifest);
+
+  const { returncode, error } = await launch({
+    argv,
+    cwd: launchCwd,
+    env,
+    stdoutLog: path.join(logDir, "stdout.log"),
+    stderrLog: path.join(logDir, "stderr.log"),
+    onStdout: o.onStdout,
+  });
+  const trainer = manifest.components[0] as TrainRunManifest["components"][number];
+  manifest.overall_status = returncode === 0 ? "succeeded" : "failed";
+  trainer.status = manifest.overall_status;
+  if (returncode !== 0) trainer.extra.returncode = returncode;
+  if (error !== undefined) trainer.extra.error = error;
+  await writeManifest(manifestPath, manifest);
+  return { manifestPath, commandPath, returncode, manifest };
+}
