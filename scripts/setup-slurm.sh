@@ -201,7 +201,7 @@ done
 
 # 7. Check: every node idle, a job runs on n2 and sees the shared root; n3 does not.
 for _ in $(seq 150); do
-  idle=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle" || $2 == "mix" || $2 == "alloc"' | wc -l)
+  idle=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle" || $2 == "comp" || $2 == "mix" || $2 == "alloc"' | wc -l)
   [ "$idle" -ge "${#NODES[@]}" ] && break
   sleep 0.2
 done

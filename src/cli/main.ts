@@ -7,6 +7,7 @@ import { registerSandboxCommands } from "./sandbox.js";
 import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
 import { registerTrainCommands } from "./train.js";
+import { registerTrialCommand } from "./trial.js";
 
 function buildProgram(): Command {
   const program = new Command("bench")
@@ -19,6 +20,7 @@ function buildProgram(): Command {
   registerPolicyCommands(program);
   registerSandboxCommands(program);
   registerTrainCommands(program);
+  registerTrialCommand(program);
   return program;
 }
 

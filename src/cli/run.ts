@@ -1,8 +1,10 @@
 // `bench run TASK_OR_DIR -a AGENT ...`: a thin shell around Evaluation.
 import { type Command, InvalidArgumentError } from "commander";
 import { SKILL_MODES, type SkillMode } from "../agents/in-sandbox/skills.js";
+import { UserInputError } from "../errors.js";
 import { Evaluation } from "../job/evaluation.js";
-import { planToJson } from "../job/plan.js";
+import { type EvaluationSettings, planToJson } from "../job/plan.js";
+import { cancelJobsOfThisProcess } from "../job/slurm/executor.js";
 import { removeContainersOfRun } from "../sandbox/container/index.js";
 import type { SandboxChoice } from "../sandbox/select.js";
 import { VERIFIER_ENVIRONMENT_MODES, type VerifierEnvironmentMode } from "../task/verifier-mode.js";
@@ -48,6 +50,11 @@ interface RunOptions {
   endpointRetries?: number;
   failFastCalls?: number;
   failFastRollouts?: number;
+  executor?: string;
+  slurmPartition?: string;
+  slurmAccount?: string;
+  slurmSbatchArg: string[];
+  gatewayHost?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -146,6 +153,19 @@ export function registerRunCommand(program: Command): void {
       "shared or separate (a fresh sandbox that gets only the workspace and artifacts), over each task's [verifier] environment_mode",
       verifierMode,
     )
+    .option("--executor <kind>", "local (default) or slurm: each trial a SLURM job ($BENCHFLOW_EXECUTOR)")
+    .option("--slurm-partition <name>", "SLURM partition ($BENCHFLOW_SLURM_PARTITION)")
+    .option("--slurm-account <name>", "SLURM account ($BENCHFLOW_SLURM_ACCOUNT)")
+    .option(
+      "--slurm-sbatch-arg <arg>",
+      "an sbatch option passed as is, e.g. --slurm-sbatch-arg=--qos=low (repeatable; $BENCHFLOW_SLURM_SBATCH_ARGS, space-separated)",
+      collect,
+      [],
+    )
+    .option(
+      "--gateway-host <addr>",
+      "where SLURM nodes reach the gateway (default: this host's address on their network; $BENCHFLOW_SLURM_GATEWAY_HOST)",
+    )
     .option("--dry-run", "print the plan as JSON and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
@@ -196,6 +216,7 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
       endpointRetries: opts.endpointRetries ?? null,
       failFastCalls: opts.failFastCalls ?? null,
     },
+    ...executorOf(opts, process.env),
     env: process.env,
     signal: interrupt.signal,
     onEvent: createProgress(process.stderr, { quiet: opts.quiet === true }),
@@ -206,11 +227,15 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
   }
   let signalled: NodeJS.Signals | null = null;
   const containerRun = (await evaluation.plan()).backend.kind === "container";
+  const slurmRun = evaluation.settings.executor?.kind === "slurm";
   const onSignal = (sig: NodeJS.Signals) => {
     if (signalled) {
       // Forced: no trial gets to clean up, so remove this run's containers ourselves (briefly).
       const code = sig === "SIGINT" ? 130 : 143;
-      const cleanup = containerRun ? removeContainersOfRun().catch(() => []) : Promise.resolve([]);
+      const cleanup = Promise.all([
+        containerRun ? removeContainersOfRun().catch(() => []) : [],
+        slurmRun ? cancelJobsOfThisProcess().catch(() => undefined) : undefined,
+      ]);
       void Promise.race([cleanup, new Promise((r) => setTimeout(r, 5000))]).then(() => process.exit(code));
       return;
     }
@@ -233,4 +258,22 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** --executor and the SLURM flags, each over its BENCHFLOW_* variable. */
+function executorOf(opts: RunOptions, env: NodeJS.ProcessEnv): Pick<EvaluationSettings, "executor"> {
+  const kind = opts.executor ?? env.BENCHFLOW_EXECUTOR ?? "local";
+  if (kind !== "local" && kind !== "slurm")
+    throw new UserInputError(`--executor must be local or slurm; got ${JSON.stringify(kind)}`);
+  if (kind === "local") return {};
+  const envArgs = (env.BENCHFLOW_SLURM_SBATCH_ARGS ?? "").split(/\s+/).filter(Boolean);
+  return {
+    executor: {
+      kind: "slurm",
+      partition: opts.slurmPartition ?? env.BENCHFLOW_SLURM_PARTITION ?? null,
+      account: opts.slurmAccount ?? env.BENCHFLOW_SLURM_ACCOUNT ?? null,
+      sbatchArgs: opts.slurmSbatchArg.length > 0 ? opts.slurmSbatchArg : envArgs,
+      gatewayHost: opts.gatewayHost ?? env.BENCHFLOW_SLURM_GATEWAY_HOST ?? null,
+    },
+  };
 }

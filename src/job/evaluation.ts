@@ -15,6 +15,7 @@ import { RunBreaker, type Stopped } from "./breaker.js";
 import { openModelAccess } from "./model-access.js";
 import { type EvaluationSettings, type PlannedEvaluation, planEvaluation, prepareJobsDir } from "./plan.js";
 import { type JobOutcome, runJob } from "./run-job.js";
+import { openSlurm } from "./slurm/open.js";
 import { SUMMARY_FLOATS, summarize } from "./summary.js";
 
 export type EvaluationEvent =
@@ -110,6 +111,8 @@ export class Evaluation {
     };
     for (const w of plan.warnings) warn(w);
     for (const note of (await plan.backend.reap?.()) ?? []) warn(note);
+    const slurm =
+      this.settings.executor?.kind === "slurm" ? await openSlurm(plan, this.settings.executor, warn) : null;
     emit({ type: "plan", plan });
     // The plan of every job is on disk before the first starts: a streaming trainer knows what to wait for.
     for (const job of plan.jobs)
@@ -132,7 +135,8 @@ export class Evaluation {
       }
       emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
       // One gateway per job: a policy that changes between jobs is told apart by its job.
-      const access = plan.policy && plan.model ? await openModelAccess(plan.policy, plan.model) : null;
+      const policy = slurm && plan.policy ? slurm.policyFor(plan.policy) : plan.policy;
+      const access = policy && plan.model ? await openModelAccess(policy, plan.model) : null;
       const prepareTrial = access?.prepareTrial ?? this.settings.prepareTrial;
       let outcome: JobOutcome;
       try {
@@ -154,6 +158,7 @@ export class Evaluation {
           prepareTrial,
           retryBackoffMs: this.settings.retryBackoffMs,
           breaker,
+          ...(slurm ? { startTrial: slurm.startTrial } : {}),
           onTrialStart: (info) => emit({ type: "trial-start", trialLabel: job.trialLabel, ...info }),
           onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
         });

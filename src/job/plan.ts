@@ -25,6 +25,7 @@ import { ensureWritableDir } from "./jobs-dir.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
+import type { SlurmSettings } from "./slurm/executor.js";
 import { resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
 import { applyVerifierMode, rootAgentWarning } from "./verifier-mode.js";
 
@@ -72,6 +73,8 @@ export interface EvaluationSettings {
   verifierHardening?: "on" | "off";
   /** `--verifier-environment-mode`: where every task's verifier runs, over its [verifier] environment_mode. */
   verifierEnvironmentMode?: VerifierEnvironmentMode | null;
+  /** Where trials run: here (default) or each as a SLURM job (job/slurm/executor.ts). */
+  executor?: { kind: "local" } | ({ kind: "slurm" } & SlurmSettings);
 }
 
 export interface PlannedJob {
@@ -212,6 +215,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     ...(multipliers ? { timeout_multipliers: multipliers } : {}),
     ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
     verifier_hardening: verifierHardening(s.verifierHardening),
+    ...(s.executor?.kind === "slurm" ? { executor: "slurm" } : {}),
     ...s.recordSettings,
   };
   return {

@@ -55,6 +55,8 @@ export interface JobSpec {
   deferCleanup?(work: Promise<void>): void;
   /** Shared by the run's jobs: when it trips, no more trials start (see breaker.ts). */
   breaker?: RunBreaker;
+  /** Where a planned trial runs: absent, here (runTrial); --executor slurm places it on a node. */
+  startTrial?(plan: TrialPlan): Promise<TrialResult>;
 }
 
 export interface JobOutcome {
@@ -182,5 +184,5 @@ async function runOne(
     deferCleanup: spec.deferCleanup,
     hooks,
   };
-  return runTrial(plan);
+  return (spec.startTrial ?? runTrial)(plan);
 }

@@ -105,9 +105,18 @@ export const TrialResult = z
     trial: z.string().optional(),
     attempt: z.number().optional(),
     replaces: z.string().nullable().optional(),
+    executor: z.lazy(() => TrialExecutor).optional(),
   })
   .loose();
 export type TrialResult = z.infer<typeof TrialResult>;
+
+/** Where a trial ran: absent for the local executor; `--executor slurm` records its node and job. */
+export const TrialExecutor = z.strictObject({
+  kind: z.enum(["local", "slurm"]),
+  node: z.string().nullable(),
+  slurm_job_id: z.string().nullable(),
+});
+export type TrialExecutor = z.infer<typeof TrialExecutor>;
 
 /** timing.json (and result.json `timing`): seconds per phase, as trial/run.ts and the agents record them. */
 export const WrittenTiming = z
@@ -181,6 +190,8 @@ export const WrittenTrialResult = z
     n_failed_model_calls: z.number().int().optional(),
     policy_version: z.string().nullable().optional(),
     policy_versions: z.array(z.string()).optional(),
+    // Where the trial ran (--executor slurm); absent for the local executor.
+    executor: z.lazy(() => TrialExecutor).optional(),
   })
   .meta({ title: "benchflow rollout result.json" });
 export type WrittenTrialResult = z.infer<typeof WrittenTrialResult>;

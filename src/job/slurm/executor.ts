@@ -1,0 +1,313 @@
+// --executor slurm: each planned trial becomes one SLURM batch job (`sbatch --wrap`) that runs
+// `bench _trial SPEC.json` on the node SLURM picks and writes the rollout folder into the shared jobs
+// folder. The submitting host waits on `scontrol show job`, then reads result.json. A job that SLURM
+// ends (cancelled from outside, node failure, preemption, failure to start) without a finished
+// rollout is an infrastructure failure (infra_error), which the job retries as any other.
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { UserInputError } from "../../errors.js";
+import { RESULT } from "../../jobs-dir/layout.js";
+import { outcomeOf } from "../../schemas/outcome.js";
+import { type TrialExecutor, TrialResult } from "../../schemas/result.js";
+import { finishTrial } from "../../trial/record.js";
+import type { RolloutState } from "../../trial/run.js";
+import type { TrialPlan } from "../../trial/types.js";
+import { writeJsonAtomic } from "../../util/fs.js";
+import { cancel, hasEnded, jobsWithComment, showJob, slurm } from "./commands.js";
+import { SLURM_DIR, writeSpec } from "./spec.js";
+
+export interface SlurmSettings {
+  partition?: string | null;
+  account?: string | null;
+  /** Passed to sbatch as they are (--slurm-sbatch-arg, repeatable). */
+  sbatchArgs?: string[];
+  /** The address nodes reach the gateway at; default: this host's address on the nodes' network. */
+  gatewayHost?: string | null;
+  /** How often the host asks SLURM about a running trial (ms). */
+  pollMs?: number;
+}
+
+/** Added to the task's own limits for SLURM's --time: node start, sandbox teardown, writing the rollout. */
+const TIME_MARGIN_SEC = 300;
+/** Without [agent].timeout_sec the agent has no limit of ours; SLURM's must still be finite. */
+const AGENT_TIME_IF_UNSET_SEC = 3600;
+
+const PROJECT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const MAIN = path.join(PROJECT_ROOT, "src", "cli", "main.ts");
+const COMMENT_PREFIX = "benchflow:";
+
+/** The comment every job of this run carries: which run, from which host and process (for reaping). */
+export function runComment(jobName: string, pid = process.pid, host = os.hostname()): string {
+  return `${COMMENT_PREFIX}run=${jobName}:host=${host}:pid=${pid}`;
+}
+
+function parseComment(comment: string): { host: string; pid: number } | null {
+  const m = /^benchflow:run=[^:]+:host=([^:]+):pid=(\d+)$/.exec(comment);
+  return m ? { host: m[1] as string, pid: Number(m[2]) } : null;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Jobs of runs on this host whose `bench run` is gone (SIGKILL): cancelled, so they write nothing more. */
+export async function reapLeftovers(): Promise<string[]> {
+  const host = os.hostname();
+  const ids = await jobsWithComment((c) => {
+    const p = parseComment(c);
+    return p !== null && p.host === host && p.pid !== process.pid && !alive(p.pid);
+  });
+  await cancel(ids);
+  return ids;
+}
+
+/** Every job of this process's run: what Ctrl-C pressed twice (forced) cancels before exiting. */
+export async function cancelJobsOfThisProcess(): Promise<void> {
+  await cancel(
+    await jobsWithComment(
+      (c) => parseComment(c)?.pid === process.pid && parseComment(c)?.host === os.hostname(),
+    ),
+  );
+}
+
+function scheduling(s: SlurmSettings): string[] {
+  return [
+    ...(s.partition ? [`--partition=${s.partition}`] : []),
+    ...(s.account ? [`--account=${s.account}`] : []),
+  ];
+}
+
+async function partitionOf(s: SlurmSettings): Promise<string> {
+  if (s.partition) return s.partition;
+  const r = await slurm("sinfo", ["-h", "-o", "%P"]);
+  const def = r.stdout.split("\n").find((p) => p.trim().endsWith("*"));
+  if (!def)
+    throw new UserInputError("--executor slurm: SLURM has no default partition; pass --slurm-partition");
+  return def.trim().slice(0, -1);
+}
+
+/**
+ * The start check: a tiny srun on every node of the partition stats a marker written here into the
+ * jobs folder, and the project's entry point. A node that sees neither cannot write rollouts.
+ */
+export async function checkNodesSeeJobsDir(jobsDir: string, s: SlurmSettings): Promise<string[]> {
+  const partition = await partitionOf(s);
+  const listed = await slurm("sinfo", ["-h", "-N", "-p", partition, "-o", "%N"]);
+  const nodes = [
+    ...new Set(
+      listed.stdout
+        .split("\n")
+        .map((n) => n.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (listed.code !== 0 || nodes.length === 0)
+    throw new UserInputError(
+      `--executor slurm: partition ${partition} has no nodes (sinfo: ${listed.stderr.trim() || "empty"})`,
+    );
+  const marker = path.join(jobsDir, `.benchflow-slurm-check-${randomBytes(4).toString("hex")}`);
+  await fs.writeFile(marker, "benchflow start check\n");
+  try {
+    const checks = await Promise.all(
+      nodes.map(async (node) => {
+        const r = await slurm(
+          "srun",
+          [
+            ...scheduling({ ...s, partition }),
+            `--nodelist=${node}`,
+            "-N1",
+            "-n1",
+            "--time=1",
+            "--quiet",
+            "sh",
+            "-c",
+            'test -f "$1" || exit 3; test -f "$2" || exit 4',
+            "sh",
+            marker,
+            MAIN,
+          ],
+          120_000,
+        );
+        return { node, code: r.code, stderr: r.stderr.trim() };
+      }),
+    );
+    const blind = checks.filter((c) => c.code === 3).map((c) => c.node);
+    if (blind.length > 0)
+      throw new UserInputError(
+        `--executor slurm: node(s) ${blind.join(", ")} of partition ${partition} cannot see the jobs folder ${jobsDir} (a marker written there from this host is not there on the node). The jobs folder must be on a filesystem every node mounts at the same path: pass --jobs-dir on it, or leave those nodes out (--slurm-sbatch-arg=--exclude=${blind.join(",")} and another partition)`,
+      );
+    const noCode = checks.filter((c) => c.code === 4).map((c) => c.node);
+    if (noCode.length > 0)
+      throw new UserInputError(
+        `--executor slurm: node(s) ${noCode.join(", ")} cannot see this BenchFlow (${MAIN}), which runs each trial there; install it at the same path on a shared filesystem`,
+      );
+    const failed = checks.filter((c) => c.code !== 0);
+    if (failed.length > 0)
+      throw new UserInputError(
+        `--executor slurm: a trivial srun failed on ${failed.map((c) => `${c.node} (${c.stderr || `exit ${c.code}`})`).join("; ")}`,
+      );
+    return nodes;
+  } finally {
+    await fs.rm(marker, { force: true });
+  }
+}
+
+function minutesFor(plan: TrialPlan): number {
+  const c = plan.task.config;
+  const sec =
+    (c.agent.timeoutSec ?? AGENT_TIME_IF_UNSET_SEC) + c.verifier.timeoutSec + c.sandbox.buildTimeoutSec;
+  return Math.ceil((sec + TIME_MARGIN_SEC) / 60);
+}
+
+export function sbatchArgs(plan: TrialPlan, s: SlurmSettings, specFile: string): string[] {
+  const box = plan.task.config.sandbox;
+  const trialCommand = [process.execPath, "--import", "tsx", MAIN, "_trial", specFile]
+    .map(shellQuote)
+    .join(" ");
+  return [
+    "--parsable",
+    // Never run a trial twice: a rollout folder is written once; a lost job is retried by us instead.
+    "--no-requeue",
+    `--job-name=bf-${plan.rolloutName}`,
+    `--comment=${runComment(plan.jobName)}`,
+    `--output=${path.join(plan.jobDir, SLURM_DIR, `${plan.rolloutName}.out`)}`,
+    `--chdir=${PROJECT_ROOT}`,
+    "--nodes=1",
+    "--ntasks=1",
+    `--cpus-per-task=${Math.max(1, Math.ceil(box.cpus))}`,
+    `--mem=${Math.max(1, Math.ceil(box.memoryMb))}M`,
+    `--time=${minutesFor(plan)}`,
+    ...scheduling(s),
+    ...(s.sbatchArgs ?? []),
+    `--wrap=exec ${trialCommand}`,
+  ];
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+async function readResult(rolloutDir: string): Promise<TrialResult | null> {
+  try {
+    const parsed = TrialResult.safeParse(
+      JSON.parse(await fs.readFile(path.join(rolloutDir, RESULT), "utf8")),
+    );
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function emptyState(category: "infra_error" | "interrupted", message: string): RolloutState {
+  return {
+    sandbox: null,
+    prepared: null,
+    events: [],
+    agentResult: null,
+    error: { category, message },
+    verifier: null,
+    timing: {},
+  };
+}
+
+export interface SlurmExecutor {
+  startTrial(plan: TrialPlan): Promise<TrialResult>;
+}
+
+export function slurmExecutor(s: SlurmSettings): SlurmExecutor {
+  const pollMs = s.pollMs ?? 500;
+  return {
+    async startTrial(plan) {
+      const startedAt = new Date();
+      const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
+      const executor: TrialExecutor = { kind: "slurm", node: null, slurm_job_id: null };
+      // The host's last word: the gateway's usage (hooks.finalize), then where the trial ran.
+      const finish = async (result: TrialResult): Promise<TrialResult> => {
+        const finalized = plan.hooks?.finalize ? await plan.hooks.finalize(result) : result;
+        return { ...finalized, executor: { ...executor } };
+      };
+      const failed = async (category: "infra_error" | "interrupted", message: string) =>
+        finishTrial(
+          { ...plan, hooks: { ...plan.hooks, finalize: finish } },
+          emptyState(category, message),
+          rolloutDir,
+          startedAt,
+        );
+      const specFile = await writeSpec(plan);
+      const submitted = await slurm("sbatch", sbatchArgs(plan, s, specFile));
+      const id = submitted.stdout.trim().split(";")[0] ?? "";
+      if (submitted.code !== 0 || !/^\d+$/.test(id))
+        return failed(
+          "infra_error",
+          `sbatch did not take the trial: ${submitted.stderr.trim() || submitted.stdout.trim()}`,
+        );
+      executor.slurm_job_id = id;
+      let cancelledByUs = false;
+      let state = "UNKNOWN";
+      let reason = "";
+      for (;;) {
+        if (plan.signal.aborted && !cancelledByUs) {
+          cancelledByUs = true;
+          await cancel([id]);
+        }
+        const info = await showJob(id);
+        if (info === null) break; // purged: it ended a while ago
+        state = (info.JobState ?? "UNKNOWN").split("+")[0] as string;
+        reason = info.Reason ?? "";
+        const node = info.BatchHost ?? info.NodeList;
+        if (node && node !== "(null)") executor.node = node;
+        if (hasEnded(state)) break;
+        await sleep(pollMs);
+      }
+      const written = await readResult(rolloutDir);
+      // A rollout the node finished stands, whatever SLURM says of the job's end (cleanup after it).
+      if (written && written.error_category !== "interrupted") {
+        const result = await finish(written);
+        await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
+          durable: true,
+          floats: new Set(["rewards"]),
+        });
+        return result;
+      }
+      if (cancelledByUs) {
+        if (written) {
+          const result = await finish(written);
+          await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
+            durable: true,
+            floats: new Set(["rewards"]),
+          });
+          return result;
+        }
+        return failed("interrupted", `the run stopped; SLURM job ${id} was cancelled`);
+      }
+      const where = executor.node ? ` on ${executor.node}` : "";
+      const why = reason && reason !== "None" ? ` (${reason})` : "";
+      const message = `SLURM job ${id} ended ${state}${where}${why} before the trial finished; see ${path.join(plan.jobDir, SLURM_DIR, `${plan.rolloutName}.out`)}`;
+      if (written) {
+        // The node's trial saw SIGTERM from SLURM (scancel, preemption): not the run's interrupt.
+        const result = await finish({
+          ...written,
+          rewards: null,
+          error: message,
+          error_category: "infra_error",
+          outcome: outcomeOf("infra_error", written.verifier_error_category),
+        });
+        await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
+          durable: true,
+          floats: new Set(["rewards"]),
+        });
+        return result;
+      }
+      return failed("infra_error", message);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// What a run with --executor slurm does once, before its first trial: cancel the jobs a killed run
+// left behind, check that every node sees the jobs folder, and decide the gateway's address.
+import { promises as dns } from "node:dns";
+import os from "node:os";
+import { UserInputError } from "../../errors.js";
+import type { TrialResult } from "../../schemas/result.js";
+import type { TrialPlan } from "../../trial/types.js";
+import type { PlannedEvaluation } from "../plan.js";
+import type { ResolvedPolicy } from "../policy.js";
+import { slurm } from "./commands.js";
+import { checkNodesSeeJobsDir, reapLeftovers, type SlurmSettings, slurmExecutor } from "./executor.js";
+
+export interface OpenSlurm {
+  startTrial(plan: TrialPlan): Promise<TrialResult>;
+  /** The policy with its gateway listening where the nodes reach it. */
+  policyFor(policy: ResolvedPolicy): ResolvedPolicy;
+  nodes: string[];
+  gatewayHost: string;
+}
+
+export async function openSlurm(
+  plan: PlannedEvaluation,
+  s: SlurmSettings,
+  warn: (m: string) => void,
+): Promise<OpenSlurm> {
+  const reaped = await reapLeftovers();
+  if (reaped.length > 0)
+    warn(
+      `--executor slurm: cancelled ${reaped.length} SLURM job(s) a killed run left behind (${reaped.join(", ")})`,
+    );
+  const nodes = await checkNodesSeeJobsDir(plan.jobsDir, s);
+  const gatewayHost = s.gatewayHost ?? (await addressTowards(nodes[0] as string));
+  const executor = slurmExecutor(s);
+  return {
+    nodes,
+    gatewayHost,
+    startTrial: executor.startTrial,
+    policyFor: (policy) => ({ ...policy, gateway: { ...policy.gateway, host: gatewayHost } }),
+  };
+}
+
+/**
+ * This host's address on the network a node is on: the local interface whose subnet holds the
+ * node's address (scontrol's NodeAddr). Loopback only when the node is this very host.
+ */
+export async function addressTowards(node: string): Promise<string> {
+  const r = await slurm("scontrol", ["show", "node", "-o", node]);
+  const addrField = /NodeAddr=(\S+)/.exec(r.stdout)?.[1] ?? node;
+  const addr = /^\d+\.\d+\.\d+\.\d+$/.test(addrField)
+    ? addrField
+    : await dns.lookup(addrField, { family: 4 }).then(
+        (a) => a.address,
+        () => null,
+      );
+  const mine = Object.values(os.networkInterfaces())
+    .flat()
+    .filter((i): i is os.NetworkInterfaceInfo => i !== undefined && i.family === "IPv4");
+  if (addr !== null) {
+    if (mine.some((i) => i.address === addr)) return "127.0.0.1";
+    const same = mine.find((i) => !i.internal && sameSubnet(i.address, addr, i.netmask));
+    if (same) return same.address;
+  }
+  throw new UserInputError(
+    `--executor slurm: cannot tell this host's address on node ${node}'s network (NodeAddr ${addrField}); pass --gateway-host with an address the nodes reach`,
+  );
+}
+
+function toInt(ip: string): number {
+  return ip.split(".").reduce((n, part) => (n << 8) + Number(part), 0) >>> 0;
+}
+
+function sameSubnet(a: string, b: string, mask: string): boolean {
+  const m = toInt(mask);
+  return (toInt(a) & m) === (toInt(b) & m);
+}
