@@ -1,0 +1,149 @@
+// --executor slurm on the local cluster of scripts/setup-slurm.sh: n1 and n2 (partition main) each
+// in a network and mount namespace of their own that see the shared root, n3 (partition blind) that
+// does not. Skipped, saying why, where that cluster is not up.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { loadJob } from "../src/job/load-job.js";
+import { bench, slowHelloTasks, startBench, waitUntil } from "./testing/bench.js";
+
+const SHARED_ROOT = process.env.BENCHFLOW_SLURM_SHARED_ROOT ?? "/var/lib/benchflow-slurm/shared";
+
+function clusterMissing(): string | null {
+  try {
+    const nodes = execFileSync("sinfo", ["-h", "-N", "-o", "%N %P %t"], { encoding: "utf8" });
+    for (const n of ["n1", "n2", "n3"])
+      if (!nodes.includes(n)) return `node ${n} is not in sinfo -N; run scripts/setup-slurm.sh (as root)`;
+  } catch {
+    return "sinfo is missing or slurmctld does not answer; run scripts/setup-slurm.sh (as root)";
+  }
+  return null;
+}
+
+const missing = clusterMissing();
+if (missing) console.log(`# slurm-executor tests skipped: ${missing}`);
+
+/** Job ids in the queue whose comment names this run's job name. */
+function queuedOf(jobName: string): string[] {
+  const out = execFileSync("squeue", ["-h", "-o", "%i|%T|%k"], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .filter((l) => l.includes(`run=${jobName}:`))
+    .map((l) => l.split("|")[0] as string);
+}
+
+function runArgs(tasks: string, jobsDir: string, jobName: string, extra: string[] = []): string[] {
+  return [
+    "run",
+    tasks,
+    "-a",
+    "oracle",
+    "--sandbox",
+    "namespace",
+    "--jobs-dir",
+    jobsDir,
+    "--job-name",
+    jobName,
+    "-q",
+    ...extra,
+  ];
+}
+
+describe("--executor slurm on the two-node local cluster", { skip: missing ?? false }, () => {
+  let scratch = "";
+  before(async () => {
+    // Tasks and jobs on the root every node of partition main sees (the nodes see no /tmp of ours).
+    await fs.mkdir(SHARED_ROOT, { recursive: true });
+    scratch = await fs.mkdtemp(path.join(SHARED_ROOT, "test-"));
+  });
+  after(() => fs.rm(scratch, { recursive: true, force: true }));
+
+  it("scores a group of 8 as the local executor does, on both nodes, with each trial's SLURM job id", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch, "tasks"), ["sleepy"], 1);
+    const group = ["--trials", "8", "--parallel-jobs", "8", "-j", "1"];
+    const local = await bench(runArgs(tasks, path.join(scratch, "jobs-local"), "group", group));
+    const slurm = await bench(
+      runArgs(tasks, path.join(scratch, "jobs-slurm"), "group", [...group, "--executor", "slurm"]),
+    );
+    assert.equal(local.code, 0, local.stderr);
+    assert.equal(slurm.code, 0, slurm.stderr);
+    const a = await loadJob(path.join(scratch, "jobs-local", "oracle"));
+    const b = await loadJob(path.join(scratch, "jobs-slurm", "oracle"));
+    const scored = (j: typeof a) => j.trials.map((t) => `${t.trial}/${t.taskName} ${t.reward}`).sort();
+    assert.equal(b.trials.length, 8);
+    assert.deepEqual(scored(b), scored(a));
+    const executors = b.trials.map((t) => (t.result as { executor?: Record<string, unknown> }).executor);
+    for (const e of executors) {
+      assert.equal(e?.kind, "slurm");
+      assert.match(String(e?.slurm_job_id), /^\d+$/);
+    }
+    assert.equal(new Set(executors.map((e) => e?.slurm_job_id)).size, 8, "one SLURM job per trial");
+    assert.deepEqual([...new Set(executors.map((e) => e?.node))].sort(), ["n1", "n2"]);
+    // The local executor records nothing: its result.json is as before.
+    assert.ok(a.trials.every((t) => !("executor" in (t.result as object))));
+    assert.deepEqual(queuedOf("group"), []);
+  });
+
+  it("refuses at start, naming the node, a partition whose node cannot see the jobs folder", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch, "tasks-blind"), ["quick"], 0);
+    const jobsDir = path.join(scratch, "jobs-blind");
+    const run = await bench(
+      runArgs(tasks, jobsDir, "blind", ["--executor", "slurm", "--slurm-partition", "blind"]),
+    );
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /node\(s\) n3 of partition blind cannot see the jobs folder/);
+    assert.match(run.stderr, /--jobs-dir/);
+    // Nothing ran: no rollout folder was made.
+    const j = await loadJob(path.join(jobsDir, "oracle")).catch(() => null);
+    assert.equal(j?.trials.length ?? 0, 0);
+  });
+
+  it("a trial whose SLURM job is cancelled from outside ends as infra_error and is retried", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch, "tasks-cancel"), ["slow"], 6);
+    const jobsDir = path.join(scratch, "jobs-cancel");
+    const child = startBench(runArgs(tasks, jobsDir, "cancelled", ["--executor", "slurm"]));
+    let stderr = "";
+    child.stderr?.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    const running = () =>
+      execFileSync("squeue", ["-h", "-t", "RUNNING", "-o", "%i|%k"], { encoding: "utf8" })
+        .split("\n")
+        .filter((l) => l.includes("run=cancelled:"))
+        .map((l) => l.split("|")[0] as string);
+    await waitUntil(async () => running().length === 1, "the trial's SLURM job running", 60_000);
+    const [first] = running();
+    execFileSync("scancel", [first as string]);
+    assert.equal(await exited, 0, stderr);
+    const all = await loadJob(path.join(jobsDir, "oracle"), { attempts: "all" });
+    assert.equal(all.trials.length, 2, stderr);
+    const cancelled = all.trials.find(
+      (t) => (t.result as { executor?: { slurm_job_id: string } }).executor?.slurm_job_id === first,
+    );
+    assert.ok(cancelled, `no rollout records SLURM job ${first}`);
+    const result = cancelled.result as { error_category: string; rewards: unknown; error: string };
+    assert.equal(result.error_category, "infra_error");
+    assert.equal(result.rewards, null, "an infrastructure failure is unscored");
+    assert.match(result.error, new RegExp(`SLURM job ${first} ended CANCELLED`));
+    const replaced = JSON.parse(await fs.readFile(path.join(cancelled.path, "replaced.json"), "utf8"));
+    assert.equal(replaced.reason, "retried");
+    const final = await loadJob(path.join(jobsDir, "oracle"));
+    assert.equal(final.trials.length, 1);
+    assert.equal(final.trials[0]?.reward, 1);
+    assert.match(stderr, /infra_error/);
+  });
+
+  it("SIGINT of bench run leaves no job of the run in squeue", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch, "tasks-sigint"), ["slow"], 30);
+    const jobsDir = path.join(scratch, "jobs-sigint");
+    const child = startBench(
+      runArgs(tasks, jobsDir, "stopped", ["--executor", "slurm", "--trials", "3", "--parallel-jobs", "3"]),
+    );
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    await waitUntil(async () => queuedOf("stopped").length === 3, "three SLURM jobs queued", 60_000);
+    child.kill("SIGINT");
+    assert.equal(await exited, 130);
+    assert.deepEqual(queuedOf("stopped"), []);
+  });
+});
