@@ -48,7 +48,8 @@ export interface HostPreparationRequest {
   /** Whether the sandbox gets a network (false: loopback only). */
   network: boolean;
   /** The gateway's port on the host's loopback, when the agent calls a model. */
-  hostService?: { port: number } | null;
+  /** `host`: where the gateway listens when it is not this machine's loopback (a SLURM node's trial). */
+  hostService?: { port: number; host?: string } | null;
   signal: AbortSignal;
 }
 

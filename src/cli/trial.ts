@@ -42,7 +42,11 @@ export function registerTrialCommand(program: Command): void {
         ...(spec.verifierHardening ? { verifierHardening: spec.verifierHardening } : {}),
         hooks: {
           modelAccess: spec.modelAccess,
-          hostService: spec.hostService,
+          // On a node the gateway is the submitting host's, at the address in this trial's base URL.
+          hostService: spec.hostService && {
+            ...spec.hostService,
+            ...(spec.modelAccess ? { host: new URL(spec.modelAccess.baseUrl).hostname } : {}),
+          },
           policyEndpoint: spec.policyEndpoint,
         },
         signal: stop.signal,

@@ -240,7 +240,9 @@ export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Ag
 }
 
 function startSocketRelayFor(req: HostPreparationRequest) {
-  return req.hostService ? startSocketRelay(req.hostService.port) : Promise.resolve(null);
+  return req.hostService
+    ? startSocketRelay(req.hostService.port, req.hostService.host)
+    : Promise.resolve(null);
 }
 
 /** Inside the sandbox: the sandbox's own gateway address, else the host's loopback (shared network). */
