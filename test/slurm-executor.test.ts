@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadJob } from "../src/job/load-job.js";
@@ -100,6 +101,21 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     assert.equal(j?.trials.length ?? 0, 0);
   });
 
+  it("refuses at start tasks that live where the nodes cannot see them", async () => {
+    // The nodes' /tmp is their own: tasks there are not the host's.
+    const local = await fs.mkdtemp(path.join(os.tmpdir(), "bf-slurm-tasks-"));
+    try {
+      const tasks = await slowHelloTasks(local, ["hidden"], 0);
+      const run = await bench(
+        runArgs(tasks, path.join(scratch, "jobs-hidden"), "hidden", ["--executor", "slurm"]),
+      );
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /cannot see the task folder\(s\)/);
+    } finally {
+      await fs.rm(local, { recursive: true, force: true });
+    }
+  });
+
   it("a trial whose SLURM job is cancelled from outside ends as infra_error and is retried", async () => {
     const tasks = await slowHelloTasks(path.join(scratch, "tasks-cancel"), ["slow"], 6);
     const jobsDir = path.join(scratch, "jobs-cancel");
@@ -145,5 +161,35 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     child.kill("SIGINT");
     assert.equal(await exited, 130);
     assert.deepEqual(queuedOf("stopped"), []);
+  });
+
+  it("after a SIGKILL of bench run, the rerun cancels the jobs it left and completes the group", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch, "tasks-killed"), ["slow"], 30);
+    const jobsDir = path.join(scratch, "jobs-killed");
+    const args = runArgs(tasks, jobsDir, "killed", [
+      "--executor",
+      "slurm",
+      "--trials",
+      "2",
+      "--parallel-jobs",
+      "2",
+    ]);
+    const child = startBench(args);
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    await waitUntil(async () => queuedOf("killed").length === 2, "two SLURM jobs queued", 60_000);
+    const left = queuedOf("killed");
+    child.kill("SIGKILL");
+    await exited;
+    assert.deepEqual(queuedOf("killed").sort(), left.sort(), "SIGKILL gave bench no chance to cancel");
+    // The rerun's oracle is quick: the leftovers would still be sleeping if they were not reaped.
+    await slowHelloTasks(path.join(scratch, "tasks-killed"), ["slow"], 0);
+    const rerun = await bench(args);
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.match(rerun.stderr, /cancelled 2 SLURM job\(s\) a killed run left behind/);
+    for (const id of left) assert.ok(!queuedOf("killed").includes(id), `job ${id} still queued`);
+    const done = await loadJob(path.join(jobsDir, "oracle"));
+    assert.equal(done.trials.length, 2);
+    assert.ok(done.trials.every((t) => t.reward === 1));
+    assert.deepEqual(queuedOf("killed"), []);
   });
 });

@@ -99,7 +99,11 @@ async function partitionOf(s: SlurmSettings): Promise<string> {
  * The start check: a tiny srun on every node of the partition stats a marker written here into the
  * jobs folder, and the project's entry point. A node that sees neither cannot write rollouts.
  */
-export async function checkNodesSeeJobsDir(jobsDir: string, s: SlurmSettings): Promise<string[]> {
+export async function checkNodesSeeJobsDir(
+  jobsDir: string,
+  s: SlurmSettings,
+  taskDirs: string[] = [],
+): Promise<string[]> {
   const partition = await partitionOf(s);
   const listed = await slurm("sinfo", ["-h", "-N", "-p", partition, "-o", "%N"]);
   const nodes = [
@@ -130,10 +134,11 @@ export async function checkNodesSeeJobsDir(jobsDir: string, s: SlurmSettings): P
             "--quiet",
             "sh",
             "-c",
-            'test -f "$1" || exit 3; test -f "$2" || exit 4',
+            'test -f "$1" || exit 3; test -f "$2" || exit 4; shift 2; for d in "$@"; do test -d "$d" || exit 5; done',
             "sh",
             marker,
             MAIN,
+            ...taskDirs,
           ],
           120_000,
         );
@@ -149,6 +154,11 @@ export async function checkNodesSeeJobsDir(jobsDir: string, s: SlurmSettings): P
     if (noCode.length > 0)
       throw new UserInputError(
         `--executor slurm: node(s) ${noCode.join(", ")} cannot see this BenchFlow (${MAIN}), which runs each trial there; install it at the same path on a shared filesystem`,
+      );
+    const noTasks = checks.filter((c) => c.code === 5).map((c) => c.node);
+    if (noTasks.length > 0)
+      throw new UserInputError(
+        `--executor slurm: node(s) ${noTasks.join(", ")} cannot see the task folder(s) (${taskDirs.slice(0, 3).join(", ")}${taskDirs.length > 3 ? ", ..." : ""}), which each trial reads there; put the tasks on the filesystem the nodes share`,
       );
     const failed = checks.filter((c) => c.code !== 0);
     if (failed.length > 0)

@@ -28,7 +28,11 @@ export async function openSlurm(
     warn(
       `--executor slurm: cancelled ${reaped.length} SLURM job(s) a killed run left behind (${reaped.join(", ")})`,
     );
-  const nodes = await checkNodesSeeJobsDir(plan.jobsDir, s);
+  const nodes = await checkNodesSeeJobsDir(
+    plan.jobsDir,
+    s,
+    plan.tasks.map((t) => t.task.dir),
+  );
   const gatewayHost = s.gatewayHost ?? (await addressTowards(nodes[0] as string));
   const executor = slurmExecutor(s);
   return {
