@@ -59,13 +59,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Whether a job's comment names a `bench run` on `host` that is gone (not this process). */
+export function isLeftover(
+  comment: string,
+  host: string,
+  isAlive: (pid: number) => boolean = alive,
+): boolean {
+  const p = parseComment(comment);
+  return p !== null && p.host === host && p.pid !== process.pid && !isAlive(p.pid);
+}
+
 /** Jobs of runs on this host whose `bench run` is gone (SIGKILL): cancelled, so they write nothing more. */
 export async function reapLeftovers(): Promise<string[]> {
   const host = os.hostname();
-  const ids = await jobsWithComment((c) => {
-    const p = parseComment(c);
-    return p !== null && p.host === host && p.pid !== process.pid && !alive(p.pid);
-  });
+  const ids = await jobsWithComment((c) => isLeftover(c, host));
   await cancel(ids);
   return ids;
 }

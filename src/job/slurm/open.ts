@@ -56,14 +56,8 @@ export async function addressTowards(node: string): Promise<string> {
         (a) => a.address,
         () => null,
       );
-  const mine = Object.values(os.networkInterfaces())
-    .flat()
-    .filter((i): i is os.NetworkInterfaceInfo => i !== undefined && i.family === "IPv4");
-  if (addr !== null) {
-    if (mine.some((i) => i.address === addr)) return "127.0.0.1";
-    const same = mine.find((i) => !i.internal && sameSubnet(i.address, addr, i.netmask));
-    if (same) return same.address;
-  }
+  const found = addr === null ? null : hostAddressFor(addr, Object.values(os.networkInterfaces()).flat());
+  if (found) return found;
   throw new UserInputError(
     `--executor slurm: cannot tell this host's address on node ${node}'s network (NodeAddr ${addrField}); pass --gateway-host with an address the nodes reach`,
   );
@@ -76,4 +70,14 @@ function toInt(ip: string): number {
 function sameSubnet(a: string, b: string, mask: string): boolean {
   const m = toInt(mask);
   return (toInt(a) & m) === (toInt(b) & m);
+}
+
+/** Of this host's interfaces, the address on `nodeAddr`'s subnet; loopback when it is one of ours. */
+export function hostAddressFor(
+  nodeAddr: string,
+  interfaces: Array<os.NetworkInterfaceInfo | undefined>,
+): string | null {
+  const mine = interfaces.filter((i): i is os.NetworkInterfaceInfo => i !== undefined && i.family === "IPv4");
+  if (mine.some((i) => i.address === nodeAddr)) return "127.0.0.1";
+  return mine.find((i) => !i.internal && sameSubnet(i.address, nodeAddr, i.netmask))?.address ?? null;
 }
