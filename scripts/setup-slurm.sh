@@ -195,11 +195,21 @@ start_node() {
   ' bash "$shares" "$(hidden_of "$n")" "$n"
 }
 
+# A node already up keeps its mounts; one started with other folders (another checkout, another
+# shared root) is restarted with these.
+mkdir -p /run/benchflow-slurm
 for n in "${NODES[@]}"; do
+  given="$(shares_of "$n" | paste -sd: -) hide=$(hidden_of "$n")"
+  if pid_alive "/run/slurmd-$n.pid" && [ "$(cat "/run/benchflow-slurm/$n.mounts" 2>/dev/null)" != "$given" ]; then
+    log "$n was started with other folders; restarting it"
+    stop_pidfile "/run/slurmd-$n.pid"
+  fi
   pid_alive "/run/slurmd-$n.pid" || start_node "$n"
+  printf '%s\n' "$given" >"/run/benchflow-slurm/$n.mounts"
 done
 
 # 7. Check: every node idle, a job runs on n2 and sees the shared root; n3 does not.
+cd / # the nodes do not see most of this host's folders; srun starts in its cwd
 for _ in $(seq 150); do
   idle=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle" || $2 == "comp" || $2 == "mix" || $2 == "alloc"' | wc -l)
   [ "$idle" -ge "${#NODES[@]}" ] && break
