@@ -116,6 +116,29 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     }
   });
 
+  it("a trial SLURM will not start ends as infra_error, unscored, after its retries", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch, "tasks-refused"), ["quick"], 0);
+    const jobsDir = path.join(scratch, "jobs-refused");
+    const run = await bench(
+      runArgs(tasks, jobsDir, "refused", [
+        "--executor",
+        "slurm",
+        "--retry-attempts",
+        "1",
+        "--slurm-sbatch-arg=--mem=999999999",
+      ]),
+    );
+    assert.equal(run.code, 1, run.stderr);
+    const all = await loadJob(path.join(jobsDir, "oracle"), { attempts: "all" });
+    assert.equal(all.trials.length, 2, "one try and one retry");
+    for (const t of all.trials) {
+      const r = t.result as { error_category: string; rewards: unknown; error: string };
+      assert.equal(r.error_category, "infra_error");
+      assert.equal(r.rewards, null);
+      assert.match(r.error, /sbatch did not take the trial/);
+    }
+  });
+
   it("a trial whose SLURM job is cancelled from outside ends as infra_error and is retried", async () => {
     const tasks = await slowHelloTasks(path.join(scratch, "tasks-cancel"), ["slow"], 6);
     const jobsDir = path.join(scratch, "jobs-cancel");
