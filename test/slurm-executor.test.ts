@@ -61,8 +61,8 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
   });
   after(() => fs.rm(scratch, { recursive: true, force: true }));
 
-  it("scores a group of 8 as the local executor does, on both nodes, with each trial's SLURM job id", async () => {
-    const tasks = await slowHelloTasks(path.join(scratch, "tasks"), ["sleepy"], 1);
+  it("scores a group of 8 over a folder of tasks as the local executor does, on both nodes, with each trial's SLURM job id", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch, "tasks"), ["sleepy", "second"], 1);
     const group = ["--trials", "8", "--parallel-jobs", "8", "-j", "1"];
     const local = await bench(runArgs(tasks, path.join(scratch, "jobs-local"), "group", group));
     const slurm = await bench(
@@ -73,14 +73,14 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     const a = await loadJob(path.join(scratch, "jobs-local", "oracle"));
     const b = await loadJob(path.join(scratch, "jobs-slurm", "oracle"));
     const scored = (j: typeof a) => j.trials.map((t) => `${t.trial}/${t.taskName} ${t.reward}`).sort();
-    assert.equal(b.trials.length, 8);
+    assert.equal(b.trials.length, 16);
     assert.deepEqual(scored(b), scored(a));
     const executors = b.trials.map((t) => (t.result as { executor?: Record<string, unknown> }).executor);
     for (const e of executors) {
       assert.equal(e?.kind, "slurm");
       assert.match(String(e?.slurm_job_id), /^\d+$/);
     }
-    assert.equal(new Set(executors.map((e) => e?.slurm_job_id)).size, 8, "one SLURM job per trial");
+    assert.equal(new Set(executors.map((e) => e?.slurm_job_id)).size, 16, "one SLURM job per trial");
     assert.deepEqual([...new Set(executors.map((e) => e?.node))].sort(), ["n1", "n2"]);
     // The local executor records nothing: its result.json is as before.
     assert.ok(a.trials.every((t) => !("executor" in (t.result as object))));
