@@ -20,7 +20,9 @@ HIDE=${BENCHFLOW_SLURM_HIDE:-/work:/tmp:/root:/home}
 BRIDGE=bfslurm0
 SUBNET=10.77.0
 HOST_ADDR=$SUBNET.1
-NODE_CPUS=${BENCHFLOW_SLURM_NODE_CPUS:-2}
+# More CPUs than the machine has (config_overrides): the tests' trials mostly sleep, and a group of 8
+# should fit at once on two nodes.
+NODE_CPUS=${BENCHFLOW_SLURM_NODE_CPUS:-4}
 NODE_MEM_MB=${BENCHFLOW_SLURM_NODE_MEM_MB:-8192}
 CONF=/etc/slurm/slurm.conf
 NODES=(n1 n2 n3)
@@ -117,6 +119,7 @@ SelectTypeParameters=CR_Core
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd-%n.log
 JobAcctGatherType=jobacct_gather/none
+SlurmdParameters=config_overrides
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
