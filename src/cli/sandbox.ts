@@ -1,6 +1,7 @@
 // `bench doctor` (which sandboxes work here, and the fix for each that does not) and
 // `bench build` (build task images ahead of a run).
 import type { Command } from "commander";
+import { slurmDoctor } from "../job/slurm/doctor.js";
 import { buildTaskImage } from "../sandbox/container/index.js";
 import { formatDoctor, runDoctor } from "../sandbox/doctor.js";
 import { discoverTasks } from "../task/discover.js";
@@ -11,9 +12,20 @@ export function registerSandboxCommands(program: Command): void {
   program
     .command("doctor")
     .description("Say which sandboxes work on this machine, and how to fix those that do not")
-    .action(async () => {
+    .option(
+      "--jobs-dir <dir>",
+      "the jobs folder --executor slurm would use (checked from every node)",
+      "jobs",
+    )
+    .option("--slurm-partition <name>", "the partition --executor slurm would use")
+    .action(async (opts: { jobsDir: string; slurmPartition?: string }) => {
       const report = await runDoctor();
-      process.stdout.write(`${formatDoctor(report)}\n`);
+      const cluster = await slurmDoctor(opts.jobsDir, { partition: opts.slurmPartition ?? null });
+      report.checks.push(...cluster.checks);
+      process.stdout.write(`${formatDoctor(report)}`);
+      process.stdout.write(
+        `--executor slurm: ${cluster.unusable === null ? "works" : "unavailable (see FAIL above)"}\n\n`,
+      );
       // Exit 1 only when no sandbox at all can run here.
       if (report.sandboxes.container !== null && report.sandboxes.namespace !== null) throw new ExitCode(1);
     });
