@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/layout.js";
@@ -17,8 +16,9 @@ import { finishTrial } from "../../trial/record.js";
 import type { RolloutState } from "../../trial/run.js";
 import type { TrialPlan } from "../../trial/types.js";
 import { writeJsonAtomic } from "../../util/fs.js";
-import { cancel, hasEnded, jobsWithComment, showJob, slurm } from "./commands.js";
+import { cancel, jobsWithComment, slurm } from "./commands.js";
 import { SLURM_DIR, writeSpec } from "./spec.js";
+import { type JobEnd, JobWatcher } from "./watcher.js";
 
 export interface SlurmSettings {
   partition?: string | null;
@@ -241,7 +241,7 @@ export interface SlurmExecutor {
 }
 
 export function slurmExecutor(s: SlurmSettings): SlurmExecutor {
-  const pollMs = s.pollMs ?? 500;
+  const watcher = new JobWatcher(s.pollMs ?? 500);
   return {
     async startTrial(plan) {
       const startedAt = new Date();
@@ -268,23 +268,22 @@ export function slurmExecutor(s: SlurmSettings): SlurmExecutor {
           `sbatch did not take the trial: ${submitted.stderr.trim() || submitted.stdout.trim()}`,
         );
       executor.slurm_job_id = id;
+      // The run stopped (Ctrl-C, SIGTERM): its jobs are cancelled, and their trials end as interrupted.
       let cancelledByUs = false;
-      let state = "UNKNOWN";
-      let reason = "";
-      for (;;) {
-        if (plan.signal.aborted && !cancelledByUs) {
-          cancelledByUs = true;
-          await cancel([id]);
-        }
-        const info = await showJob(id);
-        if (info === null) break; // purged: it ended a while ago
-        state = (info.JobState ?? "UNKNOWN").split("+")[0] as string;
-        reason = info.Reason ?? "";
-        const node = info.BatchHost ?? info.NodeList;
-        if (node && node !== "(null)") executor.node = node;
-        if (hasEnded(state)) break;
-        await sleep(pollMs);
+      const stop = () => {
+        cancelledByUs = true;
+        void cancel([id]);
+      };
+      if (plan.signal.aborted) stop();
+      else plan.signal.addEventListener("abort", stop, { once: true });
+      let end: JobEnd;
+      try {
+        end = await watcher.wait(id);
+      } finally {
+        plan.signal.removeEventListener("abort", stop);
       }
+      const { state, reason } = end;
+      executor.node = end.node;
       const written = await readResult(rolloutDir);
       // A rollout the node finished stands, whatever SLURM says of the job's end (cleanup after it).
       if (written && written.error_category !== "interrupted") {
