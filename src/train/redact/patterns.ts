@@ -106,9 +106,10 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
       "client_secret|aws_secret_access_key|account_key|secret|password_hash|password|passwd|" +
       "signature|x-amz-signature|x-amz-credential|x-amz-security-token|sas)=)[^&\\s\"'*]+",
     "URL credential",
+    /[?&]/,
   ),
   // `?sig=v2` is a version flag; an Azure SAS signature is long.
-  carrier("url-sas-signature", "([?&]sig=)[^&\\s\"'*]{16,}", "URL credential"),
+  carrier("url-sas-signature", "([?&]sig=)[^&\\s\"'*]{16,}", "URL credential", /[?&]sig=/i),
   carrier(
     "api-key-header",
     `((?:${Q}(?:x-api-key|x-goog-api-key|api-key)${Q})\\s*[:=]\\s*${Q})${VALUE}`,
