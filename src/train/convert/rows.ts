@@ -38,9 +38,16 @@ export interface RowsOutcome {
 
 const PRIMARY = new Set(["agent", "subagent"]);
 
-/** prime-sft keeps the last user message and everything after it. */
-function lastUserWindow(messages: ChatMessage[]): ChatMessage[] {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") return messages.slice(i);
+/**
+ * prime-sft keeps the last user message that has an assistant message after it, and everything
+ * after it (upstream's last-user training window); a conversation without one is kept whole. Rows
+ * of rollouts and rows of a results.jsonl (src/train/inputs) are cut by this one rule.
+ */
+export function lastUserWindow<M extends { role?: unknown }>(messages: M[]): M[] {
+  for (let i = messages.length - 2; i >= 0; i--) {
+    if (messages[i]?.role !== "user") continue;
+    if (messages.slice(i + 1).some((m) => m.role === "assistant")) return messages.slice(i);
+  }
   return messages;
 }
 

@@ -6,6 +6,8 @@ import { callPurposeOf, type Exchange } from "../../jobs-dir/exchange.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import { isRecord } from "../../util/jsonl.js";
 import type { RowMode } from "../convert/rows.js";
+import type { TrlConversation } from "../tokenizer/count.js";
+import type { MessageWindow } from "../tokenizer/window.js";
 import { checkRow } from "../validate/validate.js";
 import {
   compact,
@@ -67,11 +69,19 @@ export interface TrlFromJsonl {
 
 export function trlRowsOf(
   line: SourceLine,
-  ctx: { display: string; minReward: number | undefined; rowMode: RowMode },
+  ctx: {
+    display: string;
+    minReward: number | undefined;
+    rowMode: RowMode;
+    /** --context-policy message-window: each checked row within --max-length, as a rollout's are. */
+    window?: MessageWindow | null;
+  },
 ): TrlFromJsonl {
   const { row, index } = line;
   const where = `${ctx.display} line ${index + 1}`;
   const out: TrlFromJsonl = { rows: [], skips: {}, exchanges: 0 };
+  const fitted = (r: Row, at = where): Row =>
+    ctx.window ? ctx.window.fit(r as Row & TrlConversation, at) : r;
   const bump = (k: SkipReason): TrlFromJsonl => {
     out.skips[k] = (out.skips[k] ?? 0) + 1;
     return out;
@@ -91,7 +101,7 @@ export function trlRowsOf(
     const check = checkRow(native, "trl-sft");
     if (check.problems.length > 0)
       throw new Error(`${where}: ${check.problems[0]}. Fix the row, or remove it.`);
-    out.rows.push({ row: native, toolCalls: check.toolCalls });
+    out.rows.push({ row: fitted(native), toolCalls: check.toolCalls });
     return out;
   }
   if (resultsRowSkip(row) !== null) return bump("skipped_terminal_error");
@@ -140,7 +150,7 @@ export function trlRowsOf(
       bump("skipped_invalid");
       continue;
     }
-    out.rows.push({ row: built, toolCalls: check.toolCalls });
+    out.rows.push({ row: fitted(built, `${where} trajectory step ${i}`), toolCalls: check.toolCalls });
   }
   return out;
 }
