@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { convertJob } from "../convert/convert.js";
-import { writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
+import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
 import { tmp } from "../testing/tmp.js";
 import { validateFile } from "../validate/validate.js";
 
@@ -361,19 +361,10 @@ describe("convert from a results.jsonl or a trainer JSONL", () => {
   it("--context-policy message-window windows trl-sft rows from a JSONL file as it does a rollout's", async () => {
     const { dir, file } = source([], "trl-source.jsonl");
     writeTinyTokenizer(path.join(dir, "tok"));
-    const readTool = tool("read");
-    const readCall = (id: string) => ({ id, type: "function", function: { name: "read", arguments: "{}" } });
     const native = (recent: string) => ({
-      prompt: [
-        { role: "system", content: "sys" },
-        { role: "user", content: "task" },
-        { role: "assistant", content: "", tool_calls: [readCall("call_old")] },
-        { role: "tool", tool_call_id: "call_old", content: "xxxxxxxxxxxx" },
-        { role: "assistant", content: "", tool_calls: [readCall("call_recent")] },
-        { role: "tool", tool_call_id: "call_recent", content: recent },
-      ],
+      prompt: twoReadTurns(recent),
       completion: [{ role: "assistant", content: "done" }],
-      tools: [readTool],
+      tools: [READ_TOOL],
       reward: 1.0,
     });
     fs.writeFileSync(file, `${JSON.stringify(native("recent"))}\n`);
@@ -391,7 +382,7 @@ describe("convert from a results.jsonl or a trainer JSONL", () => {
       ["system", "user", "assistant", "tool"],
     );
     assert.equal(row.prompt[3].tool_call_id, "call_recent");
-    // The same conversation as tokenizer/cli.test.ts's rollout: 176 tokens whole, 113 windowed.
+    // The counts tiny-tokenizer.ts works out for this conversation: 176 tokens whole, 113 windowed.
     assert.deepEqual(
       [
         row.context_window.messages_dropped,
