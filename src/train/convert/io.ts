@@ -53,9 +53,10 @@ export interface WriteContext {
   window?: MessageWindow | null;
 }
 
+/** Every row a conversion writes goes through here: redaction, its counters, the row counts. */
 export async function emitRow(
-  ctx: WriteContext,
-  row: BaseRow,
+  ctx: Pick<WriteContext, "redact" | "stats" | "writer">,
+  row: BaseRow | Record<string, unknown>,
   toolCalls: number,
   signal: Record<string, unknown>,
 ): Promise<void> {
