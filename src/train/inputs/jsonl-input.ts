@@ -36,6 +36,8 @@ function assertJsonlOptions(opts: ConvertOptions, format: RowFormat): void {
   if (opts.rewardVector) throw needsRollouts("--reward-vector");
   if (opts.subagentRows) throw needsRollouts("--subagent-rows");
   if (opts.canonicalSelection !== undefined) throw needsRollouts("--canonical-selection");
+  // Rows in a file are no longer model calls: there is nothing to read upstream's way.
+  if (opts.upstreamRows) throw needsRollouts("--upstream-rows");
   if (format === "tokens") throw needsRollouts("--format tokens");
   if (path.resolve(opts.out) === path.resolve(opts.jobs))
     throw new UserInputError(
