@@ -64,9 +64,15 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   // is no `sk-` key (docs/known-pitfalls.md).
   family("anthropic", "(?<![A-Za-z0-9])sk-ant-[a-zA-Z0-9_-]{12,}"),
   // Labels no ordinary slug carries, so hyphens are safe in the body.
-  family("sk-benchflow-svcacct-openrouter", "(?<![A-Za-z0-9])sk-(?:benchflow|svcacct|or-v1)-[A-Za-z0-9_-]{12,}"),
+  family(
+    "sk-benchflow-svcacct-openrouter",
+    "(?<![A-Za-z0-9])sk-(?:benchflow|svcacct|or-v1)-[A-Za-z0-9_-]{12,}",
+  ),
   // `proj`/`admin` are common words: a real key has an uppercase letter, a kebab slug does not.
-  family("openai-proj-admin", "(?<![A-Za-z0-9])sk-(?:proj|admin)-(?=[A-Za-z0-9_-]{0,200}[A-Z])[A-Za-z0-9_-]{12,}"),
+  family(
+    "openai-proj-admin",
+    "(?<![A-Za-z0-9])sk-(?:proj|admin)-(?=[A-Za-z0-9_-]{0,200}[A-Z])[A-Za-z0-9_-]{12,}",
+  ),
   // Alphanumeric only, so `task-sk-us-east-1-...` survives.
   family("openai", "(?<![A-Za-z0-9])sk-[a-zA-Z0-9]{12,}"),
   family("google", "AIzaSy[A-Za-z0-9_-]{20,}"),
