@@ -5,8 +5,8 @@
 // atomically through the same pieces as a rollout's rows (emitRow), with the same manifest.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { DataError, UserInputError } from "../../errors.js";
-import { emitRow } from "../convert/io.js";
+import { UserInputError } from "../../errors.js";
+import { commitRows, emitRow } from "../convert/io.js";
 import { ManifestSink } from "../convert/manifest-writer.js";
 import { RowWriter } from "../convert/row-writer.js";
 import type { RowMode } from "../convert/rows.js";
@@ -61,7 +61,7 @@ export async function convertJsonlInput(
   stats.redact = opts.redact ?? true;
   const writer = await RowWriter.open(opts.out);
   const ctx = { redact: stats.redact, stats, writer };
-  try {
+  await commitRows({ writer, sink, stats }, opts.expectedRows, async () => {
     await sink.addSource(display);
     for (const line of lines) {
       stats.rolloutsSeen++;
@@ -73,17 +73,7 @@ export async function convertJsonlInput(
       stats.exchangesSeen += produced.exchanges;
       for (const { row, toolCalls } of produced.rows) await emitRow(ctx, row, toolCalls, {});
     }
-    if (opts.expectedRows !== undefined && stats.rowsWritten !== opts.expectedRows) {
-      throw new DataError(
-        `--expected-rows ${opts.expectedRows}: the conversion gives ${stats.rowsWritten} row(s); nothing was written.`,
-      );
-    }
-    await writer.commit();
-  } catch (err) {
-    await writer.abort();
-    await sink.abort();
-    throw err;
-  }
+  });
   const manifest = stats.manifest(null);
   // As for rollouts: a trl-sft manifest carries the window's totals (zeros with --context-policy full).
   if (format === "trl-sft") Object.assign(manifest, window?.totals ?? NO_WINDOW);
