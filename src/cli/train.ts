@@ -365,7 +365,10 @@ export function registerTrainCommands(program: Command): Command {
     .option("--no-sync-ckpt-to-max-steps", "leave the checkpoint interval alone (default)")
     .option("--pack-function <fn>", "data.pack_function: cat or stack")
     .option("--loss-mask <roles>", "assistant, all, or roles joined by commas (data.loss_mask.*)")
-    .option("--loss-normalization <kind>", "token_mean (Prime-RL's own; sample_mean is not supported here)")
+    .option(
+      "--loss-normalization <kind>",
+      "token_mean (Prime-RL's own); sample_mean is checked as upstream does, then refused",
+    )
     .option("--model-attn <impl>", "model.attn, e.g. sdpa")
     .option("--renderer-mode <mode>", "none: renderer=None (tokenizer chat template)")
     .option("--tool-defs-mode <mode>", "preserve or omit (drop tool_defs/tools from local rows)", "preserve")
@@ -377,7 +380,7 @@ export function registerTrainCommands(program: Command): Command {
     .option("--message-tail-truncation <mode>", "off (the only mode supported here)", "off")
     .option("--allow-unsafe-stack-flash-attn", "allow stack packing with Qwen3.5 and flash attention")
     .option("--force", "overwrite an existing <work-dir>/train-run.json")
-    .option("--compat-profile <name>", "not supported here")
+    .option("--compat-profile <name>", "env0-mobile300-pr828: checked as upstream does, then refused")
     .option("--publish-model <repo>", "not supported here")
     .option("--model-tag <tag>", "not supported here")
     .option("--model-card <mode>", "not supported here")
@@ -398,8 +401,9 @@ export function registerTrainCommands(program: Command): Command {
           dryRun: o.dryRun === true,
           uvNoSync: o.uvNoSync === true,
           overrides: (o.override as string[] | undefined) ?? [],
-          targetExamples: num("--target-examples", str(o.targetExamples), { integer: true, min: 1 }),
-          targetMicroSteps: num("--target-micro-steps", str(o.targetMicroSteps), { integer: true, min: 1 }),
+          // Not an integer: a usage error (2), as upstream's parser says; 0 or less: its refusal (1).
+          targetExamples: num("--target-examples", str(o.targetExamples), { integer: true }),
+          targetMicroSteps: num("--target-micro-steps", str(o.targetMicroSteps), { integer: true }),
           syncSchedulerToMaxSteps: o.syncSchedulerToMaxSteps !== false,
           syncCkptToMaxSteps: o.syncCkptToMaxSteps === true,
           packFunction: str(o.packFunction),
@@ -412,8 +416,8 @@ export function registerTrainCommands(program: Command): Command {
           messageTailTruncation: str(o.messageTailTruncation),
           allowUnsafeStackFlashAttn: o.allowUnsafeStackFlashAttn === true,
           force: o.force === true,
+          compatProfile: str(o.compatProfile),
           unsupported: {
-            "--compat-profile": o.compatProfile,
             "--publish-model": o.publishModel,
             "--model-tag": o.modelTag,
             "--model-card": o.modelCard,

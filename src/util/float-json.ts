@@ -71,18 +71,34 @@ export function floatText(n: number): string {
   return Number.isInteger(n) && !s.includes("e") ? `${s}.0` : s;
 }
 
-type Mode = "plain" | "float" | "verbatim";
+/** How the numbers under a key are written: as floats, as they are, or as the key's parent says. */
+export type FieldMode = "plain" | "float" | "verbatim";
+
+/** The mode of a member `key` inside a value whose mode is `parent`: float and verbatim are inherited. */
+export function fieldMode(
+  key: string,
+  parent: FieldMode,
+  floats: ReadonlySet<string> = FLOAT_FIELDS,
+  verbatim: ReadonlySet<string> = VERBATIM_FIELDS,
+): FieldMode {
+  if (parent !== "plain") return parent;
+  if (verbatim.has(key)) return "verbatim";
+  return floats.has(key) ? "float" : "plain";
+}
+
+/** A finite number as it is written in `mode`: `1.0` in a float field, `1` elsewhere. */
+export function numberText(n: number, mode: FieldMode): string {
+  return mode === "float" ? floatText(n) : JSON.stringify(n);
+}
+
+type Mode = FieldMode;
 
 export function floatJson(value: unknown, opts: FloatJsonOptions = {}): string {
   const floats = opts.floats ?? FLOAT_FIELDS;
   const verbatim = opts.verbatim ?? VERBATIM_FIELDS;
   const unit = opts.indent ? " ".repeat(opts.indent) : "";
 
-  const modeOf = (key: string, parent: Mode): Mode => {
-    if (parent !== "plain") return parent;
-    if (verbatim.has(key)) return "verbatim";
-    return floats.has(key) ? "float" : "plain";
-  };
+  const modeOf = (key: string, parent: Mode): Mode => fieldMode(key, parent, floats, verbatim);
 
   // undefined: leave the member out (JSON.stringify's rule for undefined, functions, symbols).
   const write = (raw: unknown, key: string, mode: Mode, indent: string): string | undefined => {
@@ -90,7 +106,7 @@ export function floatJson(value: unknown, opts: FloatJsonOptions = {}): string {
     if (typeof v === "object" && v !== null && typeof (v as { toJSON?: unknown }).toJSON === "function")
       v = (v as { toJSON: (k: string) => unknown }).toJSON(key);
     if (v === null) return "null";
-    if (typeof v === "number") return mode === "float" ? floatText(v) : JSON.stringify(v);
+    if (typeof v === "number") return numberText(v, mode);
     if (typeof v === "string" || typeof v === "boolean") return JSON.stringify(v);
     if (typeof v === "bigint") return JSON.stringify(v); // throws, as JSON.stringify does
     if (typeof v !== "object") return undefined;

@@ -11,6 +11,7 @@ import { DEFAULT_GROUP_BY } from "../../schemas/train-rows.js";
 import { floatJson } from "../../util/float-json.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { RowWriter } from "../convert/row-writer.js";
+import { PRIMARY } from "../convert/rows.js";
 import { conversationOf } from "../dialects/index.js";
 import { groupKeyOf, parseGroupBy } from "../groups/groups.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
@@ -55,8 +56,6 @@ export interface BranchTreeResult {
   skipped: Partial<Record<BranchSkip, number>>;
 }
 
-const PRIMARY = new Set(["agent", "subagent"]);
-
 /** The oracle runs the task's own solution: its rollouts are not samples of the policy. */
 function isOracle(r: RolloutFacts): boolean {
   return r.agent === "oracle";
@@ -70,7 +69,7 @@ async function memberOf(r: RolloutFacts, skip: (k: BranchSkip) => void, includeO
   const display = path.join(r.displayDir, TRAJECTORY);
   const exchanges = (await readExchanges(path.join(r.dir, TRAJECTORY), display)) ?? [];
   if (exchanges.length === 0) return skip("skipped_no_trajectory");
-  const last = exchanges.filter((ex) => isSuccessful(ex) && PRIMARY.has(callPurposeOf(ex))).at(-1);
+  const last = exchanges.filter((ex) => isSuccessful(ex) && PRIMARY.has(callPurposeOf(ex, r.agent))).at(-1);
   const conv = last ? conversationOf(last) : null;
   if (!conv?.assistant) return skip("skipped_no_assistant");
   const member: Member = {

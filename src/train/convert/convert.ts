@@ -3,7 +3,7 @@
 // group by group (a group's rows wait until its withholding rules are settled). Memory follows the
 // size of a group, not the number of rollouts.
 import path from "node:path";
-import { DataError, UserInputError } from "../../errors.js";
+import { UserInputError } from "../../errors.js";
 import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
 import { JOB_MARKERS, type JobInfo, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
@@ -17,7 +17,7 @@ import { messageWindowOf } from "../tokenizer/options.js";
 import { NO_WINDOW } from "../tokenizer/window.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
 import { type ConvertGroup, writeGroup } from "./group.js";
-import { emitRow, readCalls, type WriteContext } from "./io.js";
+import { commitRows, emitRow, readCalls, type WriteContext } from "./io.js";
 import { ManifestSink } from "./manifest-writer.js";
 import { RowWriter } from "./row-writer.js";
 import { type RowMode, rowsOfRollout } from "./rows.js";
@@ -118,7 +118,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const stats = new ConvertStats(format, rowMode, sink);
   const writer = await RowWriter.open(opts.out);
   let totals: GroupTotals | null = null;
-  try {
+  await commitRows({ writer, sink, stats }, opts.expectedRows, async () => {
     const redact = opts.redact ?? true;
     stats.redact = redact;
     const ctx: WriteContext = {
@@ -154,17 +154,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
       for await (const j of scan.eachJob())
         for (const r of liveRollouts(j, stats, opts)) await writePlain(r, ctx);
     }
-    if (opts.expectedRows !== undefined && stats.rowsWritten !== opts.expectedRows) {
-      throw new DataError(
-        `--expected-rows ${opts.expectedRows}: the conversion gives ${stats.rowsWritten} row(s); nothing was written.`,
-      );
-    }
-    await writer.commit();
-  } catch (err) {
-    await writer.abort();
-    await sink.abort();
-    throw err;
-  }
+  });
   const rewardVector = opts.rewardVector === true;
   const manifest = stats.manifest(totals || rewardVector ? { totals, by, rewardVector } : null);
   // Upstream's trl-sft manifest always carries the window's totals (zeros with --context-policy full).

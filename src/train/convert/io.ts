@@ -1,11 +1,13 @@
 // Reading a rollout's calls and writing rows: shared by the plain and the grouped conversion.
 import path from "node:path";
+import { DataError } from "../../errors.js";
 import { type Exchange, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
 import { redactRow } from "../redact/rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import type { MessageWindow } from "../tokenizer/window.js";
 import type { RowFormat } from "../validate/validate.js";
+import type { ManifestSink } from "./manifest-writer.js";
 import type { RowWriter } from "./row-writer.js";
 import type { BaseRow, RowMode } from "./rows.js";
 import type { ConvertStats } from "./stats.js";
@@ -53,9 +55,10 @@ export interface WriteContext {
   window?: MessageWindow | null;
 }
 
+/** Every row a conversion writes goes through here: redaction, its counters, the row counts. */
 export async function emitRow(
-  ctx: WriteContext,
-  row: BaseRow,
+  ctx: Pick<WriteContext, "redact" | "stats" | "writer">,
+  row: BaseRow | Record<string, unknown>,
   toolCalls: number,
   signal: Record<string, unknown>,
 ): Promise<void> {
@@ -63,4 +66,28 @@ export async function emitRow(
   ctx.stats.rowsWritten++;
   if ((row as { agent_role?: string }).agent_role === "subagent") ctx.stats.subagents.subagent_rows_written++;
   if (toolCalls > 0) ctx.stats.rowsWithToolCalls++;
+}
+
+/**
+ * Runs the writing of a conversion's rows and commits them only when it ends well and, with
+ * --expected-rows, with exactly that many: otherwise neither the rows nor the manifest are written.
+ */
+export async function commitRows(
+  out: { writer: RowWriter; sink: ManifestSink; stats: ConvertStats },
+  expectedRows: number | undefined,
+  write: () => Promise<void>,
+): Promise<void> {
+  try {
+    await write();
+    if (expectedRows !== undefined && out.stats.rowsWritten !== expectedRows) {
+      throw new DataError(
+        `--expected-rows ${expectedRows}: the conversion gives ${out.stats.rowsWritten} row(s); nothing was written.`,
+      );
+    }
+    await out.writer.commit();
+  } catch (err) {
+    await out.writer.abort();
+    await out.sink.abort();
+    throw err;
+  }
 }

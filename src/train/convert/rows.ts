@@ -12,6 +12,7 @@ import {
 import { TRAJECTORY } from "../../jobs-dir/index.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
+import { withObjectArguments } from "../dialects/common.js";
 import { conversationOf, type Repairs, repairToolOutputs, requestModelOf } from "../dialects/index.js";
 import { upstreamConversationOf } from "../dialects/upstream-rows.js";
 import { secretInTokenSource } from "../redact/rows.js";
@@ -36,22 +37,20 @@ export interface RowsOutcome {
   secretsInTokens?: Array<{ thread: number; reason: string }>;
 }
 
-const PRIMARY = new Set(["agent", "subagent"]);
+/** The call purposes trl-sft trains on (the agent's own calls), for rollouts and results.jsonl steps. */
+export const PRIMARY = new Set(["agent", "subagent"]);
 
-/** prime-sft keeps the last user message and everything after it. */
-function lastUserWindow(messages: ChatMessage[]): ChatMessage[] {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === "user") return messages.slice(i);
+/**
+ * prime-sft keeps the last user message that has an assistant message after it, and everything
+ * after it (upstream's last-user training window); a conversation without one is kept whole. Rows
+ * of rollouts and rows of a results.jsonl (src/train/inputs) are cut by this one rule.
+ */
+export function lastUserWindow<M extends { role?: unknown }>(messages: M[]): M[] {
+  for (let i = messages.length - 2; i >= 0; i--) {
+    if (messages[i]?.role !== "user") continue;
+    if (messages.slice(i + 1).some((m) => m.role === "assistant")) return messages.slice(i);
+  }
   return messages;
-}
-
-/** trl-sft wants arguments as objects (chat templates render them). */
-function withObjectArguments(m: ChatMessage): ChatMessage {
-  if (!m.tool_calls) return m;
-  const tool_calls = m.tool_calls.map((c) => {
-    const args = c.function.arguments;
-    return typeof args === "string" ? { ...c, function: { ...c.function, arguments: JSON.parse(args) } } : c;
-  });
-  return { ...m, tool_calls };
 }
 
 function common(facts: RolloutFacts) {

@@ -54,6 +54,37 @@ export function argumentsOf(args: unknown): string {
   return isRecord(parsed) ? args : pyJson({ _non_object_json_arguments: parsed }, { sortKeys: false });
 }
 
+/**
+ * Arguments as an object, as trl-sft rows carry them (chat templates render them): anything that is
+ * not a JSON object is wrapped under the keys argumentsOf uses, never dropped.
+ */
+export function argumentsObjectOf(args: unknown): Obj {
+  if (isRecord(args)) return args;
+  if (typeof args === "string") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(args);
+    } catch {
+      return { _malformed_json_arguments: args };
+    }
+    return isRecord(parsed) ? parsed : { _non_object_json_arguments: parsed };
+  }
+  return args === undefined || args === null ? {} : { _non_object_arguments: args };
+}
+
+/** A message as a trl-sft row holds it: each tool call's arguments as an object. */
+export function withObjectArguments<M extends { tool_calls?: unknown }>(m: M): M {
+  if (!Array.isArray(m.tool_calls)) return m;
+  const tool_calls = m.tool_calls
+    .filter(isRecord)
+    .map((c) =>
+      isRecord(c.function)
+        ? { ...c, function: { ...c.function, arguments: argumentsObjectOf(c.function.arguments) } }
+        : c,
+    );
+  return { ...m, tool_calls };
+}
+
 export function toolCall(id: unknown, name: unknown, args: unknown, fallbackId: string): ToolCall {
   return {
     id: typeof id === "string" && id !== "" ? id : fallbackId,

@@ -7,7 +7,7 @@
 //   on its output, so the call takes the output's id. A tool output with no open call is left for
 //   validation to reject.
 import type { ChatMessage, ToolCall } from "../../schemas/train-rows.js";
-import { contentOf } from "./common.js";
+import { isRecord } from "../../util/jsonl.js";
 
 export interface Repairs {
   /** Tool-call ids rewritten to the id of the output that answers them. */
@@ -16,9 +16,15 @@ export interface Repairs {
   tool_messages_merged: number;
 }
 
+/** A fragment's text, as upstream joins fragments: each part's `text` (else `content`) string. */
 function textOf(content: unknown): string {
-  const c = contentOf(content);
-  return typeof c === "string" ? c : JSON.stringify(c);
+  if (typeof content === "string") return content;
+  if (content === null || content === undefined) return "";
+  if (!Array.isArray(content)) return JSON.stringify(content);
+  return content
+    .map((p) => (typeof p === "string" ? p : isRecord(p) ? (p.text ?? p.content) : undefined))
+    .filter((t): t is string => typeof t === "string")
+    .join("\n");
 }
 
 /** The messages repaired (copies; the input is untouched) and what was done to them. */
@@ -31,10 +37,10 @@ export function repairToolOutputs(messages: readonly ChatMessage[]): {
   // Calls not yet answered, oldest first (an unanswered call stays open, as upstream keeps it).
   const open: ToolCall[] = [];
   for (const original of messages) {
-    const m: ChatMessage = original.tool_calls
+    const m: ChatMessage = Array.isArray(original.tool_calls)
       ? { ...original, tool_calls: original.tool_calls.map((c) => ({ ...c })) }
       : { ...original };
-    if (m.role === "assistant" && m.tool_calls) open.push(...m.tool_calls);
+    if (m.role === "assistant" && Array.isArray(m.tool_calls)) open.push(...m.tool_calls);
     if (m.role === "tool") {
       const prev = out[out.length - 1];
       if (prev?.role === "tool" && prev.tool_call_id === m.tool_call_id) {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { convertJob } from "../convert/convert.js";
+import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
 import { tmp } from "../testing/tmp.js";
 import { validateFile } from "../validate/validate.js";
 
@@ -283,5 +284,177 @@ describe("convert from a results.jsonl or a trainer JSONL", () => {
     const b = bench(bad.dir, "convert", "results.jsonl", "--out", "rows.jsonl");
     assert.equal(b.code, 1);
     assert.match(b.stderr, /results\.jsonl line 2: not valid JSON/);
+  });
+
+  // Secrets built at run time, so no scanner takes this file for a leak.
+  const GHP = `ghp_${"16C7e42F292c6912E7710c838347Ae178B4abcde"}`;
+  const AWS = `AKIA${"IOSFODNN7EXAMPLE"}`;
+  const secretRow = () => ({
+    ...RESULTS_ROW,
+    prompt: [{ role: "user", content: `The bucket key is ${AWS}.` }],
+    completion: [
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: {
+              name: "finish",
+              arguments: JSON.stringify({ command: `export GITHUB_TOKEN=${GHP} && git push` }),
+            },
+          },
+        ],
+      },
+    ],
+  });
+
+  it("a secret in a results.jsonl message and tool argument is redacted by default, and counted", async () => {
+    // test_train_convert_no_redact_preserves_tool_argument_tokens feeds a results.jsonl: upstream
+    // redacts these rows as it does a rollout's.
+    const { dir, file } = source([secretRow()]);
+    const out = path.join(dir, "rows.jsonl");
+    const res = await convertJob({ jobs: file, out, expectedRows: 1 });
+    const text = fs.readFileSync(out, "utf8");
+    assert.equal(text.includes(GHP) || text.includes(AWS), false);
+    const [row] = rowsOf(out);
+    assert.equal(row.messages[0].content, "The bucket key is ***REDACTED***.");
+    assert.deepEqual(JSON.parse(row.messages[1].tool_calls[0].function.arguments), {
+      command: "export GITHUB_TOKEN=***REDACTED*** && git push",
+    });
+    assert.deepEqual([res.manifest.redact, res.manifest.rows_redacted], [true, 1]);
+    assert.equal(res.manifest.secrets_redacted, 2);
+    assert.equal((await validateFile(out, { expectedRows: 1 })).ok, true);
+  });
+
+  it("--no-redact keeps a results.jsonl row's secrets and its argument string byte for byte", () => {
+    const { dir, file } = source([secretRow()]);
+    const r = bench(dir, "convert", "results.jsonl", "--out", "rows.jsonl", "--no-redact");
+    assert.equal(r.code, 0, r.stderr);
+    const [row] = rowsOf(path.join(dir, "rows.jsonl"));
+    const [src] = rowsOf(file);
+    assert.equal(row.messages[0].content, `The bucket key is ${AWS}.`);
+    assert.equal(
+      row.messages[1].tool_calls[0].function.arguments,
+      src.completion[0].tool_calls[0].function.arguments,
+    );
+  });
+
+  it("trl-sft rows from a results.jsonl are redacted too, with arguments as objects", async () => {
+    const step = secretRow();
+    const { dir, file } = source([
+      { info: { source: "benchflow" }, reward: 1.0, tool_defs: step.tool_defs, trajectory: [step] },
+    ]);
+    const out = path.join(dir, "trl.jsonl");
+    const res = await convertJob({ jobs: file, out, format: "trl-sft", expectedRows: 1 });
+    const [row] = rowsOf(out);
+    assert.equal(row.prompt[0].content, "The bucket key is ***REDACTED***.");
+    assert.deepEqual(row.completion[0].tool_calls[0].function.arguments, {
+      command: "export GITHUB_TOKEN=***REDACTED*** && git push",
+    });
+    assert.equal(res.manifest.rows_redacted, 1);
+    // A trl-sft manifest carries the window totals, zeros with --context-policy full.
+    assert.deepEqual([res.manifest.rows_compacted, res.manifest.messages_dropped], [0, 0]);
+  });
+
+  it("--context-policy message-window windows trl-sft rows from a JSONL file as it does a rollout's", async () => {
+    const { dir, file } = source([], "trl-source.jsonl");
+    writeTinyTokenizer(path.join(dir, "tok"));
+    const native = (recent: string) => ({
+      prompt: twoReadTurns(recent),
+      completion: [{ role: "assistant", content: "done" }],
+      tools: [READ_TOOL],
+      reward: 1.0,
+    });
+    fs.writeFileSync(file, `${JSON.stringify(native("recent"))}\n`);
+    const window = {
+      format: "trl-sft" as const,
+      contextPolicy: "message-window" as const,
+      tokenizer: path.join(dir, "tok"),
+      maxLength: 160,
+    };
+    const out = path.join(dir, "w.jsonl");
+    const res = await convertJob({ jobs: file, out, ...window, expectedRows: 1 });
+    const [row] = rowsOf(out);
+    assert.deepEqual(
+      row.prompt.map((m: { role: string }) => m.role),
+      ["system", "user", "assistant", "tool"],
+    );
+    assert.equal(row.prompt[3].tool_call_id, "call_recent");
+    // The counts tiny-tokenizer.ts works out for this conversation: 176 tokens whole, 113 windowed.
+    assert.deepEqual(
+      [
+        row.context_window.messages_dropped,
+        row.context_window.original_tokens,
+        row.context_window.final_tokens,
+      ],
+      [2, 176, 113],
+    );
+    assert.deepEqual([res.manifest.rows_compacted, res.manifest.messages_dropped], [1, 2]);
+    // A row whose recent turn cannot fit stops the conversion, naming the line; nothing is written.
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify(native("recent"))}\n${JSON.stringify(native("x".repeat(40)))}\n`,
+    );
+    const never = path.join(dir, "never.jsonl");
+    await assert.rejects(
+      convertJob({ jobs: file, out: never, ...window, maxLength: 120 }),
+      /trl-source\.jsonl line 2: most recent assistant\/tool context group does not fit max_length 120/,
+    );
+    assert.equal(fs.existsSync(never), false);
+  });
+
+  it("--reward-vector, --subagent-rows and --canonical-selection need rollout folders: refused, exit 2", async () => {
+    const { dir, file } = source([RESULTS_ROW]);
+    const out = path.join(dir, "rows.jsonl");
+    await assert.rejects(
+      convertJob({ jobs: file, out, rewardVector: true }),
+      /--reward-vector needs a rollout or jobs directory/,
+    );
+    await assert.rejects(
+      convertJob({ jobs: file, out, subagentRows: true }),
+      /--subagent-rows needs a rollout or jobs directory/,
+    );
+    await assert.rejects(
+      convertJob({ jobs: file, out, canonicalSelection: path.join(dir, "selection.json") }),
+      /--canonical-selection needs a rollout or jobs directory/,
+    );
+    assert.equal(fs.existsSync(out), false);
+    const r = bench(dir, "convert", "results.jsonl", "--out", "rows.jsonl", "--reward-vector");
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--reward-vector needs a rollout or jobs directory/);
+  });
+
+  it("tool outputs are repaired as a rollout's: fragments merged, legacy ids rewritten, each counted", async () => {
+    const legacy = {
+      ...RESULTS_ROW,
+      completion: [
+        { role: "assistant", content: "", tool_calls: [toolCall("fc_legacy_1", "finish")] },
+        { role: "tool", tool_call_id: "call_runtime_1", content: "ok" },
+      ],
+    };
+    const fragments = {
+      ...RESULTS_ROW,
+      completion: [
+        { role: "assistant", content: "", tool_calls: [toolCall("call_1", "finish")] },
+        { role: "tool", tool_call_id: "call_1", content: [{ type: "text", text: "README.md" }] },
+        { role: "tool", tool_call_id: "call_1", content: "pyproject.toml" },
+        { role: "assistant", content: "Done." },
+      ],
+    };
+    // Upstream counts the repairs of every line it reads, one it then leaves out too.
+    const { dir, file } = source([legacy, fragments, { ...legacy, reward: 0.0 }]);
+    const out = path.join(dir, "rows.jsonl");
+    const res = await convertJob({ jobs: file, out, minReward: 0.5, expectedRows: 2 });
+    assert.deepEqual([res.manifest.tool_call_ids_rewritten, res.manifest.tool_messages_merged], [2, 1]);
+    assert.equal(res.manifest.skipped_reward, 1);
+    const [first, second] = rowsOf(out);
+    assert.equal(first.messages[1].tool_calls[0].id, "call_runtime_1");
+    assert.deepEqual(
+      second.messages.filter((m: { role: string }) => m.role === "tool"),
+      [{ role: "tool", tool_call_id: "call_1", content: "README.md\npyproject.toml" }],
+    );
+    assert.equal((await validateFile(out, { expectedRows: 2 })).ok, true);
   });
 });

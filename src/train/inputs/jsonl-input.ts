@@ -1,17 +1,21 @@
 // `bench train convert FILE.jsonl`: a canonical results.jsonl or an existing trainer JSONL in place
 // of a jobs folder, as upstream takes them (§5.2). There are no rollout folders behind such a file,
-// so what needs them (groups and advantages, token rows) is refused with the fix; the rows are
-// re-checked and written atomically like any conversion, with the same manifest.
+// so what needs them (groups and advantages, reward vectors, subagent rows, token rows, a canonical
+// selection) is refused with the fix; the rows are re-checked, message-windowed, redacted and written
+// atomically through the same pieces as a rollout's rows (emitRow), with the same manifest.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
+import { commitRows, emitRow } from "../convert/io.js";
 import { ManifestSink } from "../convert/manifest-writer.js";
 import { RowWriter } from "../convert/row-writer.js";
 import type { RowMode } from "../convert/rows.js";
 import { ConvertStats } from "../convert/stats.js";
 import type { ConvertOptions, ConvertResult } from "../convert/types.js";
+import { messageWindowOf } from "../tokenizer/options.js";
+import { NO_WINDOW } from "../tokenizer/window.js";
 import type { RowFormat } from "../validate/validate.js";
-import { primeRowOf, type Repairs } from "./prime-from-jsonl.js";
+import { primeRowOf } from "./prime-from-jsonl.js";
 import { readSourceLines } from "./source-rows.js";
 import { trlRowsOf } from "./trl-from-jsonl.js";
 
@@ -29,6 +33,11 @@ function assertJsonlOptions(opts: ConvertOptions, format: RowFormat): void {
         "Convert the jobs folder instead, or leave the flag out.",
     );
   if (opts.groupAdvantage !== undefined) throw needsRollouts("--group-advantage");
+  if (opts.rewardVector) throw needsRollouts("--reward-vector");
+  if (opts.subagentRows) throw needsRollouts("--subagent-rows");
+  if (opts.canonicalSelection !== undefined) throw needsRollouts("--canonical-selection");
+  // Rows in a file are no longer model calls: there is nothing to read upstream's way.
+  if (opts.upstreamRows) throw needsRollouts("--upstream-rows");
   if (format === "tokens") throw needsRollouts("--format tokens");
   if (path.resolve(opts.out) === path.resolve(opts.jobs))
     throw new UserInputError(
@@ -44,40 +53,30 @@ export async function convertJsonlInput(
   rowMode: RowMode,
 ): Promise<ConvertResult> {
   assertJsonlOptions(opts, format);
+  const window = await messageWindowOf(format, opts);
   const display = opts.jobs;
   const lines = await readSourceLines(opts.jobs, display);
   const sink = await ManifestSink.open(opts.manifest, opts.keepGroups ?? true);
   const stats = new ConvertStats(format, rowMode, sink);
-  const repairs: Repairs = { tool_call_ids_rewritten: 0, tool_messages_merged: 0 };
+  stats.redact = opts.redact ?? true;
   const writer = await RowWriter.open(opts.out);
-  try {
+  const ctx = { redact: stats.redact, stats, writer };
+  await commitRows({ writer, sink, stats }, opts.expectedRows, async () => {
     await sink.addSource(display);
     for (const line of lines) {
       stats.rolloutsSeen++;
       const produced =
         format === "prime-sft"
-          ? primeOne(primeRowOf(line, { display, minReward: opts.minReward, repairs }))
-          : trlRowsOf(line, { display, minReward: opts.minReward, rowMode });
+          ? primeOne(primeRowOf(line, { display, minReward: opts.minReward }))
+          : trlRowsOf(line, { display, minReward: opts.minReward, rowMode, window });
       stats.addSkips(produced.skips);
       stats.exchangesSeen += produced.exchanges;
-      for (const { row, toolCalls } of produced.rows) {
-        await writer.write(row);
-        stats.rowsWritten++;
-        if (toolCalls > 0) stats.rowsWithToolCalls++;
-      }
+      for (const { row, toolCalls } of produced.rows) await emitRow(ctx, row, toolCalls, {});
     }
-    if (opts.expectedRows !== undefined && stats.rowsWritten !== opts.expectedRows) {
-      throw new UserInputError(
-        `--expected-rows ${opts.expectedRows}: the conversion gives ${stats.rowsWritten} row(s); nothing was written.`,
-      );
-    }
-    await writer.commit();
-  } catch (err) {
-    await writer.abort();
-    await sink.abort();
-    throw err;
-  }
-  const manifest = { ...stats.manifest(null), ...(format === "prime-sft" ? repairs : {}) };
+  });
+  const manifest = stats.manifest(null);
+  // As for rollouts: a trl-sft manifest carries the window's totals (zeros with --context-policy full).
+  if (format === "trl-sft") Object.assign(manifest, window?.totals ?? NO_WINDOW);
   await sink.finish(manifest);
   return { rows: stats.rowsWritten, rollouts: stats.rolloutsSeen, manifest, groups: null };
 }
@@ -86,7 +85,8 @@ export async function convertJsonlInput(
 function primeOne(p: ReturnType<typeof primeRowOf>) {
   return {
     rows: p.row ? [{ row: p.row, toolCalls: p.toolCalls }] : [],
-    skips: p.skip ? { [p.skip]: 1 } : {},
+    // Repairs ride with the skips, as a rollout's do (ConvertStats.addSkips counts them apart).
+    skips: { ...(p.skip ? { [p.skip]: 1 } : {}), ...p.repairs },
     // Upstream counts no exchanges for a prime-sft JSONL source.
     exchanges: 0,
   };

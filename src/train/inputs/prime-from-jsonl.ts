@@ -1,9 +1,14 @@
 // prime-sft rows from a results.jsonl or an existing trainer JSONL, as upstream re-writes them: each
-// row's messages (`messages`, else `prompt` + `completion`) get normalised tool calls, legacy tool-call
-// ids repaired, and must pass the row checks (a row that fails stops the conversion: the file is
-// bad, not one rollout); then results rows that are not training data, and rows under --min-reward,
-// are left out, and the rest are written compact (a results row windowed from its last user turn).
+// row's messages (`messages`, else `prompt` + `completion`) get normalised tool calls, tool outputs
+// repaired as a rollout's are (dialects/repair.ts), and must pass the row checks (a row that fails
+// stops the conversion: the file is bad, not one rollout); then results rows that are not training
+// data, and rows under --min-reward, are left out, and the rest are written compact (a results row
+// windowed from its last user turn, by the rule a rollout's row is cut by).
+import type { ChatMessage } from "../../schemas/train-rows.js";
 import { isRecord } from "../../util/jsonl.js";
+import { lastUserWindow } from "../convert/rows.js";
+import { argumentsOf } from "../dialects/common.js";
+import { type Repairs, repairToolOutputs } from "../dialects/index.js";
 import { checkRow } from "../validate/validate.js";
 import {
   compact,
@@ -15,28 +20,7 @@ import {
   type SourceLine,
 } from "./source-rows.js";
 
-export interface Repairs {
-  tool_call_ids_rewritten: number;
-  tool_messages_merged: number;
-}
-
 type Message = Record<string, unknown>;
-
-/** Arguments as the JSON string of an object; anything else is wrapped so a trainer can still read it. */
-function argumentsText(args: unknown): string {
-  if (typeof args === "string") {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(args);
-    } catch {
-      return JSON.stringify({ _malformed_json_arguments: args });
-    }
-    return isRecord(parsed) ? args : JSON.stringify({ _non_object_json_arguments: parsed });
-  }
-  if (isRecord(args)) return JSON.stringify(args);
-  if (args === undefined || args === null) return "{}";
-  return JSON.stringify({ _non_object_arguments: args });
-}
 
 function normalToolCall(call: Message, index: number): Message {
   const fn = isRecord(call.function) ? call.function : {};
@@ -45,71 +29,13 @@ function normalToolCall(call: Message, index: number): Message {
   return {
     id: String(id),
     type: "function",
-    function: { name: String(fn.name || call.name || "tool"), arguments: argumentsText(args) },
+    function: { name: String(fn.name || call.name || "tool"), arguments: argumentsOf(args) },
   };
 }
 
 function withNormalToolCalls(m: unknown): unknown {
   if (!isRecord(m) || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) return m;
   return { ...m, tool_calls: m.tool_calls.filter(isRecord).map(normalToolCall) };
-}
-
-const textOf = (content: unknown): string => {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content
-      .map((p) => (typeof p === "string" ? p : isRecord(p) ? (p.text ?? p.content) : undefined))
-      .filter((t): t is string => typeof t === "string")
-      .join("\n");
-  return content === undefined || content === null ? "" : String(content);
-};
-
-/**
- * Older results.jsonl files kept the provider's ids on assistant tool calls (`fc_*`) while the tool
- * messages after them carry the ids the runtime sent back (`call_*`). Pairing by order: a tool
- * message whose id no pending call has takes the oldest pending call, which gets its id. Two tool
- * messages in a row for one id are one output, merged. An orphan with no pending call still fails.
- */
-export function repairToolCallIds(messages: readonly unknown[], repairs: Repairs): unknown[] {
-  const out: unknown[] = [];
-  const pending: Message[] = [];
-  for (const raw of messages) {
-    const m = isRecord(raw) ? structuredClone(raw) : raw;
-    if (!isRecord(m)) {
-      out.push(m);
-      continue;
-    }
-    if (m.role === "assistant" && Array.isArray(m.tool_calls)) pending.push(...m.tool_calls.filter(isRecord));
-    if (m.role === "tool") {
-      const prev = out[out.length - 1];
-      if (isRecord(prev) && prev.role === "tool" && prev.tool_call_id === m.tool_call_id) {
-        prev.content = [textOf(prev.content), textOf(m.content)].filter((t) => t !== "").join("\n");
-        repairs.tool_messages_merged++;
-        continue;
-      }
-      const at = pending.findIndex((c) => c.id === m.tool_call_id);
-      if (at !== -1) pending.splice(at, 1);
-      else if (pending.length > 0 && m.tool_call_id) {
-        const call = pending.shift() as Message;
-        if (call.id !== m.tool_call_id) {
-          call.id = m.tool_call_id;
-          repairs.tool_call_ids_rewritten++;
-        }
-      }
-    }
-    out.push(m);
-  }
-  return out;
-}
-
-/** prime-sft keeps the last user message that has an assistant message after it, and what follows. */
-function lastUserWindow(messages: Message[]): Message[] {
-  for (let i = messages.length - 2; i >= 0; i--) {
-    if (messages[i]?.role !== "user") continue;
-    const rest = messages.slice(i + 1);
-    if (rest.some((m) => m.role === "assistant")) return messages.slice(i);
-  }
-  return messages;
 }
 
 function problemOf(row: Row, messages: unknown[], where: string): void {
@@ -123,12 +49,14 @@ export interface PrimeFromJsonl {
   row: Row | null;
   skip?: "skipped_terminal_error" | "skipped_reward";
   toolCalls: number;
+  /** What repairToolOutputs did to the line's messages (counted whether or not it gave a row). */
+  repairs: Repairs;
 }
 
 /** One source line as a prime-sft row (throws when the row is not a valid conversation). */
 export function primeRowOf(
   line: SourceLine,
-  ctx: { display: string; minReward: number | undefined; repairs: Repairs },
+  ctx: { display: string; minReward: number | undefined },
 ): PrimeFromJsonl {
   const { row } = line;
   const where = `${ctx.display} line ${line.index + 1}`;
@@ -141,12 +69,19 @@ export function primeRowOf(
     throw new Error(
       `${where}: expected a non-empty "messages" list, or "prompt" and "completion" lists. A rollout folder or a jobs folder converts too.`,
     );
-  messages = repairToolCallIds(messages.map(withNormalToolCalls), ctx.repairs);
+  messages = messages.map(withNormalToolCalls);
+  // A line with a message that is not an object is not repaired: the row checks reject it next.
+  const repaired = messages.every(isRecord)
+    ? repairToolOutputs(messages as ChatMessage[])
+    : { messages, repairs: { tool_call_ids_rewritten: 0, tool_messages_merged: 0 } };
+  messages = repaired.messages;
+  const { repairs } = repaired;
   problemOf(row, messages, where);
-  if (resultsRowSkip(row) !== null) return { row: null, skip: "skipped_terminal_error", toolCalls: 0 };
+  if (resultsRowSkip(row) !== null)
+    return { row: null, skip: "skipped_terminal_error", toolCalls: 0, repairs };
   const reward = rowReward(row);
   if (ctx.minReward !== undefined && (reward === null || reward < ctx.minReward))
-    return { row: null, skip: "skipped_reward", toolCalls: 0 };
+    return { row: null, skip: "skipped_reward", toolCalls: 0, repairs };
   let kept = messages.filter(isRecord);
   // A results row holds the whole conversation: train on its last turn, as a rollout's row does.
   if (isResultsRow(row)) kept = lastUserWindow(kept);
@@ -170,5 +105,5 @@ export function primeRowOf(
   const check = checkRow(out, "prime-sft");
   if (check.problems.length > 0)
     throw new Error(`${where}: ${check.problems[0]}. Fix the row, or remove it.`);
-  return { row: out, toolCalls: check.toolCalls };
+  return { row: out, toolCalls: check.toolCalls, repairs };
 }

@@ -5,7 +5,10 @@
 import { callPurposeOf, type Exchange } from "../../jobs-dir/exchange.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import { isRecord } from "../../util/jsonl.js";
-import type { RowMode } from "../convert/rows.js";
+import { PRIMARY, type RowMode } from "../convert/rows.js";
+import { withObjectArguments } from "../dialects/common.js";
+import type { TrlConversation } from "../tokenizer/count.js";
+import type { MessageWindow } from "../tokenizer/window.js";
 import { checkRow } from "../validate/validate.js";
 import {
   compact,
@@ -17,35 +20,7 @@ import {
   type SourceLine,
 } from "./source-rows.js";
 
-const PRIMARY = new Set(["agent", "subagent"]);
-
-/** Arguments as an object, as chat templates want them; anything else is wrapped. */
-function argumentsObject(args: unknown): Record<string, unknown> {
-  if (isRecord(args)) return args;
-  if (typeof args === "string") {
-    try {
-      const parsed = JSON.parse(args);
-      return isRecord(parsed) ? parsed : { _non_object_json_arguments: parsed };
-    } catch {
-      return { _malformed_json_arguments: args };
-    }
-  }
-  return args === undefined || args === null ? {} : { _non_object_arguments: args };
-}
-
-function trlMessage(m: Record<string, unknown>): Record<string, unknown> {
-  if (!Array.isArray(m.tool_calls)) return m;
-  const tool_calls = m.tool_calls
-    .filter(isRecord)
-    .map((c) =>
-      isRecord(c.function)
-        ? { ...c, function: { ...c.function, arguments: argumentsObject(c.function.arguments) } }
-        : c,
-    );
-  return { ...m, tool_calls };
-}
-
-const messagesOf = (v: unknown) => (Array.isArray(v) ? v.filter(isRecord).map(trlMessage) : []);
+const messagesOf = (v: unknown) => (Array.isArray(v) ? v.filter(isRecord).map(withObjectArguments) : []);
 
 /** A step's purpose: the one its extras recorded, else what the call itself says (its prompt and tools). */
 function stepPurpose(step: Row, tools: unknown[], index: number): string {
@@ -67,11 +42,19 @@ export interface TrlFromJsonl {
 
 export function trlRowsOf(
   line: SourceLine,
-  ctx: { display: string; minReward: number | undefined; rowMode: RowMode },
+  ctx: {
+    display: string;
+    minReward: number | undefined;
+    rowMode: RowMode;
+    /** --context-policy message-window: each checked row within --max-length, as a rollout's are. */
+    window?: MessageWindow | null;
+  },
 ): TrlFromJsonl {
   const { row, index } = line;
   const where = `${ctx.display} line ${index + 1}`;
   const out: TrlFromJsonl = { rows: [], skips: {}, exchanges: 0 };
+  const fitted = (r: Row, at = where): Row =>
+    ctx.window ? ctx.window.fit(r as Row & TrlConversation, at) : r;
   const bump = (k: SkipReason): TrlFromJsonl => {
     out.skips[k] = (out.skips[k] ?? 0) + 1;
     return out;
@@ -91,7 +74,7 @@ export function trlRowsOf(
     const check = checkRow(native, "trl-sft");
     if (check.problems.length > 0)
       throw new Error(`${where}: ${check.problems[0]}. Fix the row, or remove it.`);
-    out.rows.push({ row: native, toolCalls: check.toolCalls });
+    out.rows.push({ row: fitted(native), toolCalls: check.toolCalls });
     return out;
   }
   if (resultsRowSkip(row) !== null) return bump("skipped_terminal_error");
@@ -140,7 +123,7 @@ export function trlRowsOf(
       bump("skipped_invalid");
       continue;
     }
-    out.rows.push({ row: built, toolCalls: check.toolCalls });
+    out.rows.push({ row: fitted(built, `${where} trajectory step ${i}`), toolCalls: check.toolCalls });
   }
   return out;
 }

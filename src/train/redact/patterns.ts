@@ -60,13 +60,21 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     String.raw`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]{0,8192}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----`,
     "private key block",
   ),
-  family("anthropic", "sk-ant-[a-zA-Z0-9_-]{12,}"),
+  // Unlike upstream's, a key starts a word: `<task-notification>` in Claude Code's tool descriptions
+  // is no `sk-` key (docs/known-pitfalls.md).
+  family("anthropic", "(?<![A-Za-z0-9])sk-ant-[a-zA-Z0-9_-]{12,}"),
   // Labels no ordinary slug carries, so hyphens are safe in the body.
-  family("sk-benchflow-svcacct-openrouter", "sk-(?:benchflow|svcacct|or-v1)-[A-Za-z0-9_-]{12,}"),
+  family(
+    "sk-benchflow-svcacct-openrouter",
+    "(?<![A-Za-z0-9])sk-(?:benchflow|svcacct|or-v1)-[A-Za-z0-9_-]{12,}",
+  ),
   // `proj`/`admin` are common words: a real key has an uppercase letter, a kebab slug does not.
-  family("openai-proj-admin", "sk-(?:proj|admin)-(?=[A-Za-z0-9_-]{0,200}[A-Z])[A-Za-z0-9_-]{12,}"),
+  family(
+    "openai-proj-admin",
+    "(?<![A-Za-z0-9])sk-(?:proj|admin)-(?=[A-Za-z0-9_-]{0,200}[A-Z])[A-Za-z0-9_-]{12,}",
+  ),
   // Alphanumeric only, so `task-sk-us-east-1-...` survives.
-  family("openai", "sk-[a-zA-Z0-9]{12,}"),
+  family("openai", "(?<![A-Za-z0-9])sk-[a-zA-Z0-9]{12,}"),
   family("google", "AIzaSy[A-Za-z0-9_-]{20,}"),
   // Exactly 16 after the prefix, so ASIAPACIFIC is a word.
   family("aws-access-key", "(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"),
@@ -104,9 +112,10 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
       "client_secret|aws_secret_access_key|account_key|secret|password_hash|password|passwd|" +
       "signature|x-amz-signature|x-amz-credential|x-amz-security-token|sas)=)[^&\\s\"'*]+",
     "URL credential",
+    /[?&]/,
   ),
   // `?sig=v2` is a version flag; an Azure SAS signature is long.
-  carrier("url-sas-signature", "([?&]sig=)[^&\\s\"'*]{16,}", "URL credential"),
+  carrier("url-sas-signature", "([?&]sig=)[^&\\s\"'*]{16,}", "URL credential", /[?&]sig=/i),
   carrier(
     "api-key-header",
     `((?:${Q}(?:x-api-key|x-goog-api-key|api-key)${Q})\\s*[:=]\\s*${Q})${VALUE}`,

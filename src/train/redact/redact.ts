@@ -29,6 +29,10 @@ export function redactText(text: string): Redacted<string> {
   let out = text;
   for (const { pattern, replacement, category, needs } of SECRET_PATTERNS) {
     if (needs && !needs.test(out)) continue;
+    // Most strings hold no secret: a test is cheaper than a replace with a callback.
+    pattern.lastIndex = 0;
+    if (!pattern.test(out)) continue;
+    pattern.lastIndex = 0;
     let n = 0;
     out = out.replace(pattern, (...args) => {
       n++;
@@ -62,6 +66,22 @@ export function pythonJson(value: unknown): string {
  * When that probe cannot be read back, the bare value is redacted (the token families still fire).
  */
 function redactField(key: string, value: string): Redacted<string> {
+  // Rows repeat their short fields (roles, types, tool names, ids) thousands of times.
+  if (value.length > FIELD_CACHE_MAX_CHARS) return redactFieldUncached(key, value);
+  const id = `${key}\u0000${value}`;
+  const hit = fieldCache.get(id);
+  if (hit) return hit;
+  if (fieldCache.size >= FIELD_CACHE_ENTRIES) fieldCache.clear();
+  const r = redactFieldUncached(key, value);
+  fieldCache.set(id, r);
+  return r;
+}
+
+const FIELD_CACHE_MAX_CHARS = 256;
+const FIELD_CACHE_ENTRIES = 50_000;
+const fieldCache = new Map<string, Redacted<string>>();
+
+function redactFieldUncached(key: string, value: string): Redacted<string> {
   const probe = pythonJson({ [key]: value });
   const r = redactText(probe);
   if (r.count === 0) return { value, count: 0, categories: {} };

@@ -8,10 +8,11 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { UserInputError } from "../../errors.js";
+import { FLOAT_FIELDS, VERBATIM_FIELDS } from "../../util/float-json.js";
 import { isRecord } from "../../util/jsonl.js";
 import { pyJson } from "../validate/py-json.js";
 import { validateFile } from "../validate/validate.js";
+import { SftRefusal } from "./refusal.js";
 
 export type ToolDefsMode = "preserve" | "omit";
 
@@ -40,7 +41,7 @@ export function toolDefsMode(raw: string): ToolDefsMode {
   const v = raw.trim().toLowerCase().replaceAll("_", "-");
   const mode = ({ keep: "preserve", strip: "omit", drop: "omit" } as Record<string, string>)[v] ?? v;
   if (mode !== "preserve" && mode !== "omit")
-    throw new UserInputError("--tool-defs-mode must be either 'preserve' or 'omit'.");
+    throw new SftRefusal("--tool-defs-mode must be either 'preserve' or 'omit'.");
   return mode;
 }
 
@@ -49,9 +50,9 @@ export function chatTemplateKwargs(items: readonly string[]): Record<string, unk
   const out: Record<string, unknown> = {};
   for (const item of items) {
     const eq = item.indexOf("=");
-    if (eq < 0) throw new UserInputError(`--chat-template-kwarg must be KEY=VALUE, got "${item}".`);
+    if (eq < 0) throw new SftRefusal(`--chat-template-kwarg must be KEY=VALUE, got "${item}".`);
     const key = item.slice(0, eq).trim();
-    if (!key) throw new UserInputError(`--chat-template-kwarg must have a non-empty key: "${item}".`);
+    if (!key) throw new SftRefusal(`--chat-template-kwarg must have a non-empty key: "${item}".`);
     const raw = item.slice(eq + 1);
     let text = raw.trim();
     if (["true", "false", "null"].includes(text.toLowerCase())) text = text.toLowerCase();
@@ -87,6 +88,15 @@ async function validated(file: string): Promise<NonNullable<DatasetPlan["validat
   return { ok: true, rows: report.rows, rows_with_tool_calls: report.rows_with_tool_calls };
 }
 
+/**
+ * A rewritten row as upstream writes it (json.dumps(row, ensure_ascii=False, sort_keys=True)), with
+ * a float reward still a float: JSON.parse read `1.0` as 1, and a shard whose rewards read back as
+ * integers does not concatenate with float ones.
+ */
+export function rowText(row: Record<string, unknown>): string {
+  return pyJson(row, { ensureAscii: false, floats: FLOAT_FIELDS, verbatim: VERBATIM_FIELDS });
+}
+
 /** Rows rewritten one by one; blank lines kept, so line numbers in an error still match the source. */
 async function copyTransformed(source: string, dest: string, t: Transform) {
   const lines = (await fs.readFile(source, "utf8")).split(/(?<=\n)/);
@@ -112,7 +122,7 @@ async function copyTransformed(source: string, dest: string, t: Transform) {
       row.chat_template_kwargs = { ...existing, ...t.kwargs };
       kwargsRows++;
     }
-    out.push(`${pyJson(row)}\n`);
+    out.push(`${rowText(row)}\n`);
   });
   await fs.writeFile(dest, out.join(""));
   return {
@@ -153,32 +163,68 @@ export interface DataOptions {
   cwd: string;
 }
 
+/** What the refusals of --data need to know: the transforms asked for. */
+export interface DataAsk {
+  data?: string;
+  cwd: string;
+  toolDefsMode: ToolDefsMode;
+  chatTemplateKwargs: Record<string, unknown>;
+  /** "off" unless a tail truncation mode was asked for. */
+  messageTailTruncation?: string;
+}
+
+/**
+ * Where --data is, after upstream's refusals of it (in its order): a transform with no data, a
+ * missing local JSONL, a transform of a dataset that is not here to rewrite. Writes nothing, so
+ * run sft can call it before anything else is refused by name.
+ */
+export async function locateData(
+  o: DataAsk,
+): Promise<
+  | { kind: "none" }
+  | { kind: "remote"; data: string }
+  | { kind: "local"; data: string; local: string; isDir: boolean }
+> {
+  const hasKwargs = Object.keys(o.chatTemplateKwargs).length > 0;
+  const tail = (o.messageTailTruncation ?? "off") !== "off";
+  if (!o.data) {
+    if (hasKwargs) throw new SftRefusal("--chat-template-kwarg requires --data.");
+    if (tail) throw new SftRefusal("--message-tail-truncation requires --data.");
+    return { kind: "none" };
+  }
+  const local = path.resolve(o.cwd, expandUser(o.data));
+  const stat = await fs.stat(local).catch(() => null);
+  if (stat !== null) return { kind: "local", data: o.data, local, isDir: stat.isDirectory() };
+  if (path.extname(local) === ".jsonl") throw new SftRefusal(`--data JSONL file not found: ${o.data}`);
+  const needsLocal =
+    o.toolDefsMode !== "preserve"
+      ? "--tool-defs-mode omit"
+      : hasKwargs
+        ? "--chat-template-kwarg"
+        : tail
+          ? "--message-tail-truncation"
+          : null;
+  if (needsLocal)
+    throw new SftRefusal(
+      `${needsLocal} requires --data to be a local JSONL file or a local dataset directory.`,
+    );
+  return { kind: "remote", data: o.data };
+}
+
 /** The `--data.name` to pass (null: none) and the plan to record (null: nothing local). */
 export async function prepareData(
   o: DataOptions,
 ): Promise<{ data: string | null; plan: DatasetPlan | null }> {
   const kwargs = o.chatTemplateKwargs;
   const hasKwargs = Object.keys(kwargs).length > 0;
-  if (!o.data) {
-    if (hasKwargs) throw new UserInputError("--chat-template-kwarg requires --data.");
-    return { data: null, plan: null };
-  }
+  const where = await locateData(o);
+  if (where.kind === "none") return { data: null, plan: null };
+  if (where.kind === "remote") return { data: where.data, plan: null };
   const t: Transform = { omitToolDefs: o.toolDefsMode === "omit", kwargs };
-  const local = path.resolve(o.cwd, expandUser(o.data));
-  const stat = await fs.stat(local).catch(() => null);
-  if (stat === null) {
-    if (path.extname(local) === ".jsonl") throw new UserInputError(`--data JSONL file not found: ${o.data}`);
-    const needsLocal =
-      o.toolDefsMode !== "preserve" ? "--tool-defs-mode omit" : hasKwargs ? "--chat-template-kwarg" : null;
-    if (needsLocal)
-      throw new UserInputError(
-        `${needsLocal} requires --data to be a local JSONL file or a local dataset directory.`,
-      );
-    return { data: o.data, plan: null };
-  }
+  const local = where.local;
   const source = await fs.realpath(local);
   const base = {
-    source_data: o.data,
+    source_data: where.data,
     tool_defs_mode: o.toolDefsMode,
     tool_defs_removed_rows: null,
     chat_template_kwargs: hasKwargs ? kwargs : null,
@@ -192,7 +238,7 @@ export async function prepareData(
     custom_trainer_pretokenized_trainable_tokens: null,
   } as const;
 
-  if (stat.isDirectory()) {
+  if (where.isDir) {
     const train = path.join(source, "train.jsonl");
     const hasTrain = (await fs.stat(train).catch(() => null))?.isFile() ?? false;
     const validation = hasTrain ? await validated(train) : null;
@@ -208,7 +254,7 @@ export async function prepareData(
       return { data: source, plan };
     }
     if (!hasTrain)
-      throw new UserInputError(`local Prime-RL data transforms require ${source} to contain train.jsonl.`);
+      throw new SftRefusal(`local Prime-RL data transforms require ${source} to contain train.jsonl.`);
     const staging = await freshStaging(o.workDir);
     await fs.cp(source, staging, { recursive: true });
     const stats = await copyTransformed(train, path.join(staging, "train.jsonl"), t);
@@ -226,7 +272,7 @@ export async function prepareData(
   }
 
   if (path.extname(source) !== ".jsonl")
-    throw new UserInputError(`--data local files must be Prime-SFT JSONL files, got ${source}`);
+    throw new SftRefusal(`--data local files must be Prime-SFT JSONL files, got ${source}`);
   const validation = await validated(source);
   const staging = await freshStaging(o.workDir);
   await fs.mkdir(staging, { recursive: true });

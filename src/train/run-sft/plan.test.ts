@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse } from "smol-toml";
-import { UserInputError } from "../../errors.js";
-import { ConfigProblem, exposurePlan, lossMaskOverrides, overrideArgs, type PlanFlags } from "./plan.js";
+import { exposurePlan, lossMaskOverrides, overrideArgs, type PlanFlags } from "./plan.js";
+import { SftRefusal } from "./refusal.js";
 
 const flags = (f: Partial<PlanFlags>): PlanFlags => ({
   overrides: [],
@@ -113,15 +113,74 @@ describe("run sft: the Prime-RL overrides", () => {
     assert.notEqual(exposurePlan(flags({ packFunction: "stack", modelAttn: "sdpa" }), qwen), null);
   });
 
-  it("what the config holds is a data problem (exit 1), a flag that clashes a usage error (exit 2)", () => {
+  it("every refusal, of the config or of a flag combination, is one SftRefusal (exit 1, as upstream's)", () => {
     const qwen = parse('[model]\nname = "Qwen/Qwen3.5-9B"\nattn = "fa4"\n');
-    assert.throws(() => exposurePlan(flags({ packFunction: "stack" }), qwen), ConfigProblem);
+    assert.throws(() => exposurePlan(flags({ packFunction: "stack" }), qwen), SftRefusal);
     assert.throws(
       () => exposurePlan(flags({ targetExamples: 3 }), parse("[data]\nbatch_size = 0\n")),
-      ConfigProblem,
+      SftRefusal,
     );
-    assert.throws(() => exposurePlan(flags({ targetExamples: 3 }), parse("")), ConfigProblem);
-    assert.throws(() => exposurePlan(flags({ packFunction: "zip" }), CONFIG), UserInputError);
+    assert.throws(() => exposurePlan(flags({ targetExamples: 3 }), parse("")), SftRefusal);
+    assert.throws(() => exposurePlan(flags({ packFunction: "zip" }), CONFIG), SftRefusal);
+    assert.throws(
+      () => exposurePlan(flags({ targetExamples: 3, overrides: ["max_steps=3"] }), CONFIG),
+      SftRefusal,
+    );
+  });
+
+  it("sample_mean needs stack packing, model.cp=1 and an unfused loss, as upstream checks", () => {
+    const refuse = (f: Partial<PlanFlags>, config: string, re: RegExp) =>
+      assert.throws(
+        () => exposurePlan(flags({ lossNormalization: "sample_mean", ...f }), parse(config)),
+        (e) => {
+          assert.ok(e instanceof SftRefusal);
+          assert.match(e.message, re);
+          return true;
+        },
+      );
+    refuse({}, '[data]\npack_function = "cat"\n', /sample_mean requires data\.pack_function=stack/);
+    refuse({}, "", /sample_mean requires data\.pack_function=stack/);
+    // An alias, and an override that undoes the config's stack.
+    refuse(
+      { lossNormalization: "row-mean", overrides: ["data.pack_function=cat"] },
+      '[data]\npack_function = "stack"\n',
+      /pack_function=stack/,
+    );
+    refuse({ packFunction: "stack" }, "[model]\ncp = 2\n", /requires model\.cp=1/);
+    refuse(
+      { packFunction: "stack", overrides: ["loss_impl=liger_fused"] },
+      "",
+      /fused Prime-RL loss_impl='liger_fused'/,
+    );
+    // Stack from the flag, from an override, or from the config: all accepted.
+    assert.equal(
+      exposurePlan(flags({ lossNormalization: "sample_mean", packFunction: "stack" }), parse(""))
+        ?.pack_function,
+      "stack",
+    );
+    assert.equal(
+      exposurePlan(
+        flags({ lossNormalization: "sample", overrides: ["data.pack_function=stack"] }),
+        parse(""),
+      ),
+      null,
+    );
+    assert.equal(
+      exposurePlan(
+        flags({ lossNormalization: "sample_mean" }),
+        parse('[data]\npack_function = "stack"\n[model]\ncp = 1\n'),
+      ),
+      null,
+    );
+    // token_mean is Prime-RL's own: nothing to check.
+    assert.equal(
+      exposurePlan(flags({ lossNormalization: "token_mean" }), parse('[data]\npack_function = "cat"\n')),
+      null,
+    );
+    assert.throws(
+      () => exposurePlan(flags({ lossNormalization: "median" }), parse("")),
+      /'token_mean' or 'sample_mean'/,
+    );
   });
 
   it("--sync-ckpt-to-max-steps sets both checkpoint keys", () => {

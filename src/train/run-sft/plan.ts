@@ -3,7 +3,7 @@
 // target number of examples, the loss mask per role, ...). Pure: no I/O, so every refusal is
 // checked before anything is written. Semantics (and the manifest's exposure plan) follow
 // upstream's Prime-RL wrapper so a run recorded by either reads the same.
-import { UserInputError } from "../../errors.js";
+import { SftRefusal } from "./refusal.js";
 
 export interface PlanFlags {
   overrides: readonly string[];
@@ -15,6 +15,8 @@ export interface PlanFlags {
   lossMask?: string;
   modelAttn?: string;
   rendererMode?: string;
+  /** token_mean, sample_mean or one of their aliases; absent: Prime-RL's own (token_mean). */
+  lossNormalization?: string;
   allowUnsafeStackFlashAttn: boolean;
 }
 
@@ -44,9 +46,9 @@ export function overrideMap(overrides: readonly string[]): Map<string, string> {
   const map = new Map<string, string>();
   for (const o of overrides) {
     const eq = o.indexOf("=");
-    if (eq < 0) throw new UserInputError(`--override must be KEY=VALUE, got "${o}".`);
+    if (eq < 0) throw new SftRefusal(`--override must be KEY=VALUE, got "${o}".`);
     const key = o.slice(0, eq).trim();
-    if (!key) throw new UserInputError(`--override must have a non-empty key: "${o}".`);
+    if (!key) throw new SftRefusal(`--override must have a non-empty key: "${o}".`);
     map.set(key, o.slice(eq + 1));
   }
   return map;
@@ -76,13 +78,8 @@ export function effectiveValue(config: TomlTable, overrides: Map<string, string>
   return overrides.has(key) ? overrides.get(key) : configValue(config, key);
 }
 
-/** What the config (or an override of it) holds does not work: exit 1, as a data problem. */
-export class ConfigProblem extends Error {
-  override name = "ConfigProblem";
-}
-
 export function positiveInt(value: unknown, key: string): number {
-  const bad = () => new ConfigProblem(`${key} must be a positive integer, got ${JSON.stringify(value)}.`);
+  const bad = () => new SftRefusal(`${key} must be a positive integer, got ${JSON.stringify(value)}.`);
   let n: number;
   if (typeof value === "number" || typeof value === "bigint") n = Number(value);
   else if (typeof value === "string" && /^\d+$/.test(value.trim())) n = Number(value.trim());
@@ -99,7 +96,7 @@ function dataBatchSize(config: TomlTable, overrides: Map<string, string>): numbe
   const fromOverride = overrides.get("data.batch_size");
   const raw = fromOverride ?? configValue(config, "data.batch_size");
   if (raw === undefined)
-    throw new ConfigProblem(
+    throw new SftRefusal(
       "--target-examples requires data.batch_size in the Prime-RL config or an explicit --override data.batch_size=...",
     );
   return positiveInt(
@@ -117,11 +114,11 @@ export function lossMaskOverrides(raw: string): { normalized: string; overrides:
   else {
     const parts = value.split(",").map((p) => p.trim());
     if (parts.some((p) => !p))
-      throw new UserInputError("--loss-mask must be 'all', 'assistant', or comma-separated roles.");
+      throw new SftRefusal("--loss-mask must be 'all', 'assistant', or comma-separated roles.");
     enabled = new Set(parts);
     const unknown = [...enabled].filter((r) => !(ROLES as readonly string[]).includes(r)).sort();
     if (unknown.length > 0)
-      throw new UserInputError(
+      throw new SftRefusal(
         `--loss-mask roles must be drawn from system,user,assistant,tool; got ${unknown.join(",")}.`,
       );
   }
@@ -132,7 +129,7 @@ export function lossMaskOverrides(raw: string): { normalized: string; overrides:
 function refuseWith(overrides: Map<string, string>, flag: string, keys: string[]): void {
   const clash = keys.filter((k) => overrides.has(k)).sort();
   if (clash.length > 0)
-    throw new UserInputError(
+    throw new SftRefusal(
       `${flag} cannot be combined with --override ${clash.map((k) => `${k}=...`).join(", ")}.`,
     );
 }
@@ -145,7 +142,7 @@ function maxStepsPlan(
   generated: string[],
 ) {
   if (flags.targetExamples !== undefined && flags.targetMicroSteps !== undefined)
-    throw new UserInputError("--target-examples and --target-micro-steps cannot be combined.");
+    throw new SftRefusal("--target-examples and --target-micro-steps cannot be combined.");
   const flag = flags.targetExamples !== undefined ? "--target-examples" : "--target-micro-steps";
   const target = flags.targetExamples ?? flags.targetMicroSteps;
   if (target === undefined) return null;
@@ -156,7 +153,7 @@ function maxStepsPlan(
   // as the historical custom trainer's max_steps counted micro-batches.
   const steps = flags.targetExamples !== undefined ? Math.ceil(n / batch) : Math.floor(n / batch);
   if (steps <= 0)
-    throw new UserInputError(
+    throw new SftRefusal(
       `--target-micro-steps must cover at least one effective Prime-RL batch (${n} < ${batch}).`,
     );
   generated.push(`max_steps=${steps}`);
@@ -185,9 +182,7 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
 
   if (flags.syncCkptToMaxSteps) {
     if (steps === null)
-      throw new UserInputError(
-        "--sync-ckpt-to-max-steps requires --target-examples or --target-micro-steps.",
-      );
+      throw new SftRefusal("--sync-ckpt-to-max-steps requires --target-examples or --target-micro-steps.");
     refuseWith(overrides, "--sync-ckpt-to-max-steps", ["ckpt.interval", "ckpt.keep_interval"]);
     generated.push(
       `ckpt.interval=${steps.derived_max_steps}`,
@@ -198,7 +193,7 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
   let packFunction: string | null = null;
   if (flags.packFunction !== undefined) {
     if (flags.packFunction !== "cat" && flags.packFunction !== "stack")
-      throw new UserInputError("--pack-function must be either 'cat' or 'stack'.");
+      throw new SftRefusal("--pack-function must be either 'cat' or 'stack'.");
     refuseWith(overrides, "--pack-function", ["data.pack_function"]);
     packFunction = flags.packFunction;
     generated.push(`data.pack_function=${packFunction}`);
@@ -219,7 +214,7 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
   let modelAttn: string | null = null;
   if (flags.modelAttn !== undefined) {
     modelAttn = flags.modelAttn.trim();
-    if (!modelAttn) throw new UserInputError("--model-attn must be non-empty.");
+    if (!modelAttn) throw new SftRefusal("--model-attn must be non-empty.");
     refuseWith(overrides, "--model-attn", ["model.attn"]);
     generated.push(`model.attn=${modelAttn}`);
   }
@@ -227,7 +222,7 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
   let rendererMode: string | null = null;
   if (flags.rendererMode !== undefined) {
     rendererMode = flags.rendererMode.trim().toLowerCase().replaceAll("_", "-");
-    if (rendererMode !== "none") throw new UserInputError("--renderer-mode currently supports only 'none'.");
+    if (rendererMode !== "none") throw new SftRefusal("--renderer-mode currently supports only 'none'.");
     refuseWith(
       overrides,
       "--renderer-mode",
@@ -236,7 +231,9 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
     generated.push("renderer=None");
   }
 
-  refuseUnsafeStackFlashAttn(flags, config, overrideMap([...flags.overrides, ...generated]));
+  const effective = overrideMap([...flags.overrides, ...generated]);
+  refuseUnsafeStackFlashAttn(flags, config, effective);
+  refuseSampleMeanMisfit(flags, config, effective);
   if (generated.length === 0) return null;
   return {
     target_examples: steps?.target_examples ?? null,
@@ -255,6 +252,43 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
   };
 }
 
+export type LossNormalization = "token_mean" | "sample_mean";
+
+/** The names upstream takes for each kind; null: not given (Prime-RL's own, token_mean). */
+export function lossNormalization(raw: string | undefined): LossNormalization | null {
+  if (raw === undefined) return null;
+  const v = raw.trim().toLowerCase().replaceAll("-", "_");
+  if (["token", "token_mean", "token_weighted"].includes(v)) return "token_mean";
+  if (["sample", "sample_mean", "row", "row_mean"].includes(v)) return "sample_mean";
+  throw new SftRefusal("--loss-normalization must be 'token_mean' or 'sample_mean'");
+}
+
+/**
+ * A per-row mean loss only means something when a batch row is one training example and is whole
+ * on one rank: stack packing, no context parallelism, and a loss that is not fused into the
+ * kernel (the per-token losses must be there to be averaged). Upstream's rules and words.
+ */
+function refuseSampleMeanMisfit(flags: PlanFlags, config: TomlTable, effective: Map<string, string>): void {
+  if (lossNormalization(flags.lossNormalization) !== "sample_mean") return;
+  if (asString(effectiveValue(config, effective, "data.pack_function")) !== "stack")
+    throw new SftRefusal(
+      "--loss-normalization sample_mean requires data.pack_function=stack " +
+        "so each batch row remains one original training example",
+    );
+  const cp = effectiveValue(config, effective, "model.cp");
+  if (positiveInt(cp ?? 1, "model.cp") !== 1)
+    throw new SftRefusal(
+      "--loss-normalization sample_mean requires model.cp=1 because sequence-sharded rows " +
+        "cannot be reduced to per-sample means by the BenchFlow Prime-RL wrapper",
+    );
+  const lossImpl = asString(effectiveValue(config, effective, "loss_impl")) ?? "torch";
+  if (lossImpl === "liger_fused" || lossImpl === "quack_fused")
+    throw new SftRefusal(
+      `--loss-normalization sample_mean does not support fused Prime-RL loss_impl='${lossImpl}'; ` +
+        "use loss_impl=torch or loss_impl=liger",
+    );
+}
+
 /** Stack packing + Qwen3.5 + flash attention fails inside Prime-RL's varlen kernels (seen on H100). */
 function refuseUnsafeStackFlashAttn(
   flags: PlanFlags,
@@ -267,7 +301,7 @@ function refuseUnsafeStackFlashAttn(
   const attn = asString(effectiveValue(config, effective, "model.attn"));
   const qwen35 = model?.toLowerCase().replaceAll("_", "-").startsWith("qwen/qwen3.5-") ?? false;
   if (pack === "stack" && qwen35 && ["flash_attention_2", "flash_attention_3", "fa4"].includes(attn ?? ""))
-    throw new ConfigProblem(
+    throw new SftRefusal(
       "Prime-RL stack packing with Qwen/Qwen3.5-* and flash attention is blocked because it can " +
         "misinterpret padded position_ids as packed sequence starts and fail inside Qwen3.5 varlen " +
         "kernels. Use --model-attn sdpa or --override model.attn=sdpa, or pass " +

@@ -245,6 +245,144 @@ describe("bench train run sft --backend prime-rl", () => {
     assert.equal(path.basename(plan.dataset_dir).startsWith("prime-rl-dataset-"), true);
   });
 
+  it("rewritten rows keep a float reward a float, and the rest as upstream writes it", () => {
+    const c = fresh();
+    // A row as Python's json.dumps writes it: reward 1.0, an object argument, non-ASCII text.
+    const source =
+      '{"messages": [{"role": "user", "content": "h\u00e9llo"}, {"role": "assistant", "content": "", ' +
+      '"tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "finish", "arguments": ' +
+      '{"reward": 1}}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "ok"}, {"role": ' +
+      '"assistant", "content": "done"}], "tool_defs": [{"type": "function", "function": {"name": ' +
+      '"finish", "parameters": {"type": "object", "properties": {}}}}], "reward": 1.0, "metadata": ' +
+      '{"rollout": "r1", "turns": 2}}\n';
+    fs.writeFileSync(path.join(c.dir, "rows.jsonl"), source);
+    const r = bench(c, [
+      "--config",
+      c.config,
+      "--data",
+      "rows.jsonl",
+      "--work-dir",
+      c.work,
+      "--tool-defs-mode",
+      "omit",
+      "--chat-template-kwarg",
+      "enable_thinking=false",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const plan = manifestOf(c.work).extra.prime_rl_sft_dataset;
+    // python3: row = json.loads(source); del row["tool_defs"];
+    // row["chat_template_kwargs"] = {"enable_thinking": False};
+    // json.dumps(row, ensure_ascii=False, sort_keys=True)
+    assert.equal(
+      fs.readFileSync(plan.train_jsonl, "utf8"),
+      '{"chat_template_kwargs": {"enable_thinking": false}, "messages": [{"content": "h\u00e9llo", ' +
+        '"role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"function": {"arguments": ' +
+        '{"reward": 1}, "name": "finish"}, "id": "call_1", "type": "function"}]}, {"content": "ok", ' +
+        '"role": "tool", "tool_call_id": "call_1"}, {"content": "done", "role": "assistant"}], ' +
+        '"metadata": {"rollout": "r1", "turns": 2}, "reward": 1.0}\n',
+    );
+  });
+
+  it("sample_mean and the Mobile300 profile: checked as upstream does, then refused by name", () => {
+    const stack = '[model]\nname = "Qwen/Qwen3.5-9B"\n[data]\nbatch_size = 1\npack_function = "stack"\n';
+    for (const [args, re] of [
+      [
+        ["--loss-normalization", "sample_mean"],
+        /--loss-normalization sample_mean is not supported by this bench \(.*BENCHFLOW_PRIME_RL_SAMPLE_MEAN_LOSS/,
+      ],
+      [
+        ["--compat-profile", "env-0-mobile300-pr828", "--data", "rows.jsonl"],
+        /--compat-profile env0-mobile300-pr828 is not supported by this bench \(.*pre-tokenized/,
+      ],
+      [
+        ["--message-tail-truncation", "keep_user", "--data", "rows.jsonl"],
+        /--message-tail-truncation keep-first-user is not supported by this bench/,
+      ],
+    ] as const) {
+      const c = fresh(stack);
+      fs.writeFileSync(path.join(c.dir, "rows.jsonl"), `${JSON.stringify(ROW)}\n`);
+      const r = bench(c, ["--config", c.config, "--work-dir", c.work, ...args]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, re);
+      assert.ok(!fs.existsSync(c.work), "something was written");
+      assert.ok(!fs.existsSync(`${c.rec}.argv`), "the trainer was launched");
+    }
+    // The profile's own checks run first: 300 micro-steps need a batch size; its pre-tokenized
+    // rows need a model and local data.
+    const checks: [string, string[], RegExp][] = [
+      ["max_steps = 1\n", [], /requires data\.batch_size/],
+      ["[data]\nbatch_size = 1\n", [], /--message-tail-truncation requires model\.name/],
+      [stack, [], /--message-tail-truncation requires --data\.$/m],
+      [stack, ["--data", "benchflow/remote"], /--tool-defs-mode omit requires --data to be a local/],
+    ];
+    for (const [config, args, re] of checks) {
+      const c = fresh(config);
+      const r = bench(c, [
+        "--config",
+        c.config,
+        "--work-dir",
+        c.work,
+        "--compat-profile",
+        "env0-mobile300-pr828",
+        ...args,
+      ]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, re);
+    }
+  });
+
+  it("--message-tail-truncation: upstream's checks, in its words, before the refusal by name", () => {
+    const model = '[model]\nname = "Qwen/Qwen3.5-9B"\n';
+    const checks: [string, string[], RegExp][] = [
+      [
+        model,
+        ["--data", "benchflow/remote-dataset"],
+        /--message-tail-truncation requires --data to be a local JSONL/,
+      ],
+      [model, [], /--message-tail-truncation requires --data\.$/m],
+      ["max_steps = 1\n", ["--data", "benchflow/remote"], /requires model\.name in the Prime-RL config/],
+      [
+        `${model}[data]\nseq_len = 0\n`,
+        ["--data", "benchflow/remote"],
+        /data\.seq_len must be a positive integer/,
+      ],
+    ];
+    for (const [config, args, re] of checks) {
+      const c = fresh(config);
+      const r = bench(c, [
+        "--config",
+        c.config,
+        "--work-dir",
+        c.work,
+        "--message-tail-truncation",
+        "keep-first-user",
+        ...args,
+      ]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, re);
+      assert.ok(!fs.existsSync(c.work));
+    }
+    const c = fresh(model);
+    const bad = bench(c, ["--config", c.config, "--work-dir", c.work, "--message-tail-truncation", "middle"]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /must be 'off', 'keep-first-user', or 'custom-trainer-pretokenized'/);
+    const pre = bench(c, [
+      "--config",
+      c.config,
+      "--work-dir",
+      c.work,
+      "--message-tail-truncation",
+      "token-suffix",
+    ]);
+    assert.equal(pre.code, 1);
+    assert.match(pre.stderr, /custom-trainer-pretokenized requires --tool-defs-mode omit/);
+    // Off, under any of its names, is no truncation at all.
+    assert.equal(
+      bench(c, ["--config", c.config, "--work-dir", c.work, "--message-tail-truncation", "disabled"]).code,
+      0,
+    );
+  });
+
   it("a dataset folder is passed as it is, or copied whole when its rows must change", () => {
     const c = fresh();
     const folder = path.join(c.dir, "dataset");
@@ -347,22 +485,37 @@ describe("bench train run sft --backend prime-rl", () => {
       assert.match(r.stderr, re);
       assert.ok(!fs.existsSync(`${c.rec}.argv`), "the trainer was launched");
     };
-    refused(["--data", "missing.jsonl"], 2, /--data JSONL file not found: missing\.jsonl/);
+    // Upstream's command exits 1 on every refusal of its launcher; 2 is its parser's.
+    refused(["--data", "missing.jsonl"], 1, /--data JSONL file not found: missing\.jsonl/);
     refused(
       ["--data", "benchflow/remote", "--tool-defs-mode", "omit"],
-      2,
+      1,
       /--tool-defs-mode omit requires --data to be a local JSONL/,
     );
     refused(
       ["--data", "benchflow/remote", "--chat-template-kwarg", "a=1"],
-      2,
+      1,
       /--chat-template-kwarg requires --data to be a local JSONL/,
     );
-    refused(["--override", "max_steps"], 2, /--override must be KEY=VALUE/);
-    refused(["--target-examples", "0"], 2, /--target-examples/);
-    refused(["--loss-normalization", "sample_mean"], 2, /sample_mean is not supported/);
-    refused(["--compat-profile", "env0-mobile300-pr828"], 2, /--compat-profile is not supported/);
+    refused(["--override", "max_steps"], 1, /--override must be KEY=VALUE/);
+    refused(
+      ["--loss-mask", "all", "--override", "data.loss_mask.user=false"],
+      1,
+      /--loss-mask cannot be combined/,
+    );
+    refused(["--target-examples", "0"], 1, /--target-examples must be a positive integer/);
+    refused(["--loss-normalization", "sample_mean"], 1, /sample_mean requires data\.pack_function=stack/);
+    refused(["--tool-defs-mode", "keepall"], 1, /'preserve' or 'omit'/);
+    refused(
+      ["--compat-profile", "env0-mobile300-pr828", "--loss-normalization", "token_mean"],
+      1,
+      /requires --loss-normalization sample_mean/,
+    );
+    refused(["--compat-profile", "mobile"], 1, /Unsupported --compat-profile 'mobile'/);
+    // What the parser itself rejects stays a usage error.
     refused(["--backend", "trl"], 2, /only prime-rl/);
+    refused(["--target-examples", "ten"], 2, /--target-examples: "ten" is not a whole number/);
+    refused(["--no-such-flag"], 2, /unknown option '--no-such-flag'/);
     const bad = path.join(c.dir, "bad.jsonl");
     fs.writeFileSync(
       bad,
@@ -378,7 +531,7 @@ describe("bench train run sft --backend prime-rl", () => {
     const c = fresh();
     assert.equal(bench(c, ["--config", c.config, "--work-dir", c.work]).code, 0);
     const again = bench(c, ["--config", c.config, "--work-dir", c.work]);
-    assert.equal(again.code, 2);
+    assert.equal(again.code, 1);
     assert.match(again.stderr, /train-run\.json already exists; pass --force to overwrite/);
     assert.equal(bench(c, ["--config", c.config, "--work-dir", c.work, "--force"]).code, 0);
   });

@@ -5,11 +5,20 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { UserInputError } from "../../errors.js";
-import { chatTemplateKwargs, type DatasetPlan, prepareData, toolDefsMode } from "./dataset.js";
+import { applyCompatProfile } from "./compat.js";
+import { chatTemplateKwargs, type DatasetPlan, locateData, prepareData, toolDefsMode } from "./dataset.js";
 import { INSTALL_HINT, launch, onPath } from "./launch.js";
 import { commandLine, recordedEnvKeys, type TrainRunManifest, utcNow, writeManifest } from "./manifest.js";
-import { type ExposurePlan, exposurePlan, overrideArgs, type PlanFlags, type TomlTable } from "./plan.js";
+import {
+  type ExposurePlan,
+  exposurePlan,
+  lossNormalization,
+  overrideArgs,
+  type PlanFlags,
+  type TomlTable,
+} from "./plan.js";
+import { SftRefusal } from "./refusal.js";
+import { checkTailTruncation, tailMode } from "./tail.js";
 
 export interface RunSftOptions extends Omit<PlanFlags, "overrides"> {
   config: string;
@@ -25,6 +34,8 @@ export interface RunSftOptions extends Omit<PlanFlags, "overrides"> {
   toolDefsMode?: string;
   chatTemplateKwargs?: readonly string[];
   messageTailTruncation?: string;
+  /** Upstream's preset (env0-mobile300-pr828 and its aliases): checked, then refused (see below). */
+  compatProfile?: string;
   force: boolean;
   /** Upstream flags this port does not carry out: named so the refusal can say which. */
   unsupported?: Record<string, unknown>;
@@ -63,7 +74,7 @@ async function resolveConfig(config: string, cwd: string, primeRlDir: string | u
     const there = path.join(primeRlDir, config);
     if (await isFile(there)) return fs.realpath(there);
   }
-  throw new UserInputError(`--config not found: ${config}`);
+  throw new SftRefusal(`--config not found: ${config}`);
 }
 
 async function loadToml(file: string): Promise<TomlTable> {
@@ -74,29 +85,29 @@ async function loadToml(file: string): Promise<TomlTable> {
   }
 }
 
-function lossNormalization(raw: string | undefined): "token_mean" | "sample_mean" | null {
-  if (raw === undefined) return null;
-  const v = raw.trim().toLowerCase().replaceAll("-", "_");
-  if (["token", "token_mean", "token_weighted"].includes(v)) return "token_mean";
-  if (["sample", "sample_mean", "row", "row_mean"].includes(v)) return "sample_mean";
-  throw new UserInputError("--loss-normalization must be 'token_mean' or 'sample_mean'.");
-}
-
-function messageTailTruncation(raw: string): string {
-  const v = raw.trim().toLowerCase().replaceAll("_", "-");
-  return ["none", "false", "disabled"].includes(v) ? "off" : v;
-}
-
 /**
- * What upstream does with a run-local Python shim (sample-mean loss, pre-tokenized rows) or a
- * tokenizer (tail truncation) or Hugging Face uploads: refused by name rather than half done.
+ * What upstream carries out with a run-local Python shim inside Prime-RL (sample-mean loss,
+ * pre-tokenized rows), a tokenizer (tail truncation) or Hugging Face uploads: refused by name
+ * rather than half done. Called after every check upstream makes of these flags, so a combination
+ * upstream refuses is refused with upstream's words first.
  */
 function refuseUnsupported(o: RunSftOptions): void {
   const why = (flag: string, what: string) =>
-    new UserInputError(`${flag} is not supported by this bench (${what}); see docs/export-training-data.md.`);
+    new SftRefusal(`${flag} is not supported by this bench (${what}); see docs/export-training-data.md.`);
+  if (o.compatProfile !== undefined)
+    throw why(
+      `--compat-profile ${o.compatProfile}`,
+      "it trains on rows pre-tokenized with the model's tokenizer and a per-row mean loss, both " +
+        "through upstream's run-local Prime-RL shim",
+    );
   if (lossNormalization(o.lossNormalization) === "sample_mean")
-    throw why("--loss-normalization sample_mean", "it needs upstream's run-local Prime-RL loss shim");
-  const tail = messageTailTruncation(o.messageTailTruncation ?? "off");
+    throw why(
+      "--loss-normalization sample_mean",
+      "upstream replaces Prime-RL's token-mean SFT loss with a run-local sitecustomize shim " +
+        "(PYTHONPATH=<work-dir>/prime-rl-sft-compat-shim, BENCHFLOW_PRIME_RL_SAMPLE_MEAN_LOSS=1); " +
+        "token_mean is Prime-RL's own",
+    );
+  const tail = tailMode(o.messageTailTruncation);
   if (tail !== "off") throw why(`--message-tail-truncation ${tail}`, "it needs the model's tokenizer");
   for (const [flag, value] of Object.entries(o.unsupported ?? {}))
     if (value !== undefined && value !== false) throw why(flag, "not carried over from upstream");
@@ -169,15 +180,15 @@ function initialManifest(a: {
   };
 }
 
-export async function runSft(o: RunSftOptions): Promise<RunSftResult> {
+export async function runSft(asked: RunSftOptions): Promise<RunSftResult> {
+  const o = applyCompatProfile(asked, asked.compatProfile);
   const env = o.env ?? process.env;
   const cwd = o.cwd ?? process.cwd();
-  refuseUnsupported(o);
   let primeRlDir: string | undefined;
   if (o.primeRlDir !== undefined) {
     const dir = path.resolve(cwd, o.primeRlDir);
     if (!(await fs.stat(dir).catch(() => null))?.isDirectory())
-      throw new UserInputError(`--prime-rl-dir not found: ${o.primeRlDir}`);
+      throw new SftRefusal(`--prime-rl-dir not found: ${o.primeRlDir}`);
     primeRlDir = await fs.realpath(dir);
   }
   const config = await resolveConfig(o.config, cwd, primeRlDir);
@@ -186,6 +197,16 @@ export async function runSft(o: RunSftOptions): Promise<RunSftResult> {
   const exposure = exposurePlan({ ...o, overrides }, configData);
   const tools = toolDefsMode(o.toolDefsMode ?? "preserve");
   const kwargs = chatTemplateKwargs(o.chatTemplateKwargs ?? []);
+  const tail = tailMode(o.messageTailTruncation);
+  checkTailTruncation(tail, { toolDefsMode: tools, chatTemplateKwargs: kwargs, overrides }, configData);
+  await locateData({
+    data: o.data,
+    cwd,
+    toolDefsMode: tools,
+    chatTemplateKwargs: kwargs,
+    messageTailTruncation: tail,
+  });
+  refuseUnsupported(o);
 
   const workDir = await resolveReal(path.resolve(cwd, o.workDir));
   const outputDir = o.outputDir
@@ -193,7 +214,7 @@ export async function runSft(o: RunSftOptions): Promise<RunSftResult> {
     : path.join(workDir, "prime-rl-output");
   const manifestPath = path.join(workDir, "train-run.json");
   if (!o.force && (await fs.stat(manifestPath).catch(() => null)))
-    throw new UserInputError(`${manifestPath} already exists; pass --force to overwrite.`);
+    throw new SftRefusal(`${manifestPath} already exists; pass --force to overwrite.`);
   if ((await onPath("uv", env)) === null)
     throw new Error(`uv is required to launch Prime-RL SFT and is not on PATH: ${INSTALL_HINT}.`);
 

@@ -95,3 +95,25 @@ export function writeHubCache(hub: string, modelId: string, sha: string, ref = "
   fs.writeFileSync(path.join(repo, "refs", ref), sha);
   return writeTinyTokenizer(path.join(repo, "snapshots", sha));
 }
+
+export const READ_TOOL = {
+  type: "function",
+  function: { name: "read", parameters: { type: "object", properties: {} } },
+};
+const readCall = (id: string) => ({ id, type: "function", function: { name: "read", arguments: "{}" } });
+
+/**
+ * The conversation the message-window tests window: system, task, an old read turn and a recent one
+ * whose output is `recentResult`. With the template above and "recent", the row (completion "done",
+ * tools [READ_TOOL]) is 176 tokens whole and 113 without the old turn.
+ */
+export function twoReadTurns(recentResult: string): Array<Record<string, unknown>> {
+  return [
+    { role: "system", content: "sys" },
+    { role: "user", content: "task" },
+    { role: "assistant", content: "", tool_calls: [readCall("call_old")] },
+    { role: "tool", tool_call_id: "call_old", content: "xxxxxxxxxxxx" },
+    { role: "assistant", content: "", tool_calls: [readCall("call_recent")] },
+    { role: "tool", tool_call_id: "call_recent", content: recentResult },
+  ];
+}

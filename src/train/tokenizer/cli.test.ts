@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { writeJob } from "../testing/job-builder.js";
-import { writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
+import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
 import { tmp } from "../testing/tmp.js";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");
@@ -26,27 +26,14 @@ function bench(...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const readTool = {
-  type: "function",
-  function: { name: "read", parameters: { type: "object", properties: {} } },
-};
-const readCall = (id: string) => ({ id, type: "function", function: { name: "read", arguments: "{}" } });
-
 /** One agent call of upstream's shape: the conversation so far, and the assistant's answer. */
 function exchange(recentResult: string) {
   return {
     request: {
       body: {
         model: "m",
-        messages: [
-          { role: "system", content: "sys" },
-          { role: "user", content: "task" },
-          { role: "assistant", content: "", tool_calls: [readCall("call_old")] },
-          { role: "tool", tool_call_id: "call_old", content: "xxxxxxxxxxxx" },
-          { role: "assistant", content: "", tool_calls: [readCall("call_recent")] },
-          { role: "tool", tool_call_id: "call_recent", content: recentResult },
-        ],
-        tools: [readTool],
+        messages: twoReadTurns(recentResult),
+        tools: [READ_TOOL],
       },
     },
     response: { status_code: 200, body: { choices: [{ message: { role: "assistant", content: "done" } }] } },
