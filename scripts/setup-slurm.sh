@@ -114,6 +114,8 @@ StateSaveLocation=/var/spool/slurmctld
 SlurmUser=root
 AuthType=auth/munge
 SchedulerType=sched/backfill
+# Batch jobs scheduled at submit, not deferred (default batch_sched_delay=3 s): one trial per job.
+SchedulerParameters=batch_sched_delay=0
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmctldLogFile=/var/log/slurm/slurmctld.log

@@ -207,7 +207,7 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     // The rerun's oracle is quick: the leftovers would still be sleeping if they were not reaped.
     await slowHelloTasks(path.join(scratch, "tasks-killed"), ["slow"], 0);
     const rerun = await bench(args);
-    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.equal(rerun.code, 0, `${rerun.stderr}\n${rerun.stdout}`);
     assert.match(rerun.stderr, /cancelled 2 SLURM job\(s\) a killed run left behind/);
     for (const id of left) assert.ok(!queuedOf("killed").includes(id), `job ${id} still queued`);
     const done = await loadJob(path.join(jobsDir, "oracle"));

@@ -54,9 +54,10 @@ describe("sbatch options of one trial", () => {
     assert.equal(option(args, "--job-name"), "bf-hello__0011aabb");
     assert.equal(option(args, "--comment"), runComment("j1"));
     assert.equal(option(args, "--output"), "/shared/jobs/oracle/trial-01/j1/.slurm/hello__0011aabb.out");
+    // From a checkout under tsx, the trial's own entry through tsx (dist/ runs plain node on its .js).
     assert.match(
       option(args, "--wrap") ?? "",
-      /^exec \S+ --import tsx \S+\/src\/cli\/main\.ts _trial \/s\.json$/,
+      /^exec \S+ --import tsx \S+\/src\/cli\/trial-entry\.ts \/s\.json$/,
     );
   });
 

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/layout.js";
@@ -37,7 +38,13 @@ const TIME_MARGIN_SEC = 300;
 const AGENT_TIME_IF_UNSET_SEC = 3600;
 
 const PROJECT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const MAIN = path.join(PROJECT_ROOT, "src", "cli", "main.ts");
+// Built (dist/, what npm installs): plain node on the built entry. From the source (a checkout under
+// tsx, as the tests run): the same entry through tsx, so a node never runs code older than the host's.
+const BUILT = import.meta.url.endsWith(".js");
+const ENTRY = fileURLToPath(new URL(`../../cli/trial-entry.${BUILT ? "js" : "ts"}`, import.meta.url));
+const NODE_COMMAND = [process.execPath, ...(BUILT ? [] : ["--import", "tsx"]), ENTRY];
+/** How often the host looks for a finished result.json (a stat), between squeue's polls. */
+const RESULT_POLL_MS = 100;
 const COMMENT_PREFIX = "benchflow:";
 
 /** The comment every job of this run carries: which run, from which host and process (for reaping). */
@@ -144,7 +151,7 @@ export async function checkNodesSeeJobsDir(
             'test -f "$1" || exit 3; test -f "$2" || exit 4; shift 2; for d in "$@"; do test -d "$d" || exit 5; done',
             "sh",
             marker,
-            MAIN,
+            ENTRY,
             ...taskDirs,
           ],
           120_000,
@@ -160,7 +167,7 @@ export async function checkNodesSeeJobsDir(
     const noCode = checks.filter((c) => c.code === 4).map((c) => c.node);
     if (noCode.length > 0)
       throw new UserInputError(
-        `--executor slurm: node(s) ${noCode.join(", ")} cannot see this BenchFlow (${MAIN}), which runs each trial there; install it at the same path on a shared filesystem`,
+        `--executor slurm: node(s) ${noCode.join(", ")} cannot see this BenchFlow (${ENTRY}), which runs each trial there; install it at the same path on a shared filesystem`,
       );
     const noTasks = checks.filter((c) => c.code === 5).map((c) => c.node);
     if (noTasks.length > 0)
@@ -187,9 +194,7 @@ function minutesFor(plan: TrialPlan): number {
 
 export function sbatchArgs(plan: TrialPlan, s: SlurmSettings, specFile: string): string[] {
   const box = plan.task.config.sandbox;
-  const trialCommand = [process.execPath, "--import", "tsx", MAIN, "_trial", specFile]
-    .map(shellQuote)
-    .join(" ");
+  const trialCommand = [...NODE_COMMAND, specFile].map(shellQuote).join(" ");
   return [
     "--parsable",
     // Never run a trial twice: a rollout folder is written once; a lost job is retried by us instead.
@@ -222,6 +227,30 @@ async function readResult(rolloutDir: string): Promise<TrialResult | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * Resolves null once the node has written a finished result.json (not an interrupted one, which a
+ * SIGTERM from SLURM leaves and which SLURM's end decides); never resolves after `ended` settles.
+ */
+async function finishedOnNode(rolloutDir: string, ended: Promise<unknown>): Promise<null> {
+  let over = false;
+  void ended.then(() => {
+    over = true;
+  });
+  const file = path.join(rolloutDir, RESULT);
+  while (!over) {
+    await sleep(RESULT_POLL_MS);
+    if (over) break;
+    const seen = await fs.stat(file).then(
+      () => true,
+      () => false,
+    );
+    if (!seen) continue;
+    const written = await readResult(rolloutDir);
+    if (written && written.error_category !== "interrupted") return null;
+  }
+  return new Promise<null>(() => {});
 }
 
 function emptyState(category: "infra_error" | "interrupted", message: string): RolloutState {
@@ -276,11 +305,26 @@ export function slurmExecutor(s: SlurmSettings): SlurmExecutor {
       };
       if (plan.signal.aborted) stop();
       else plan.signal.addEventListener("abort", stop, { once: true });
-      let end: JobEnd;
+      // Whichever comes first: the node's finished result.json (written last), or SLURM's word that the
+      // job ended. The first is the common case and costs a stat a tick instead of squeue's interval.
+      const ended = watcher.wait(id);
+      let end: JobEnd | null;
       try {
-        end = await watcher.wait(id);
+        end = await Promise.race([ended, finishedOnNode(rolloutDir, ended)]);
       } finally {
         plan.signal.removeEventListener("abort", stop);
+      }
+      if (end === null) {
+        // The node still tears its sandbox down: the job waits for that as for a local deferred cleanup.
+        plan.deferCleanup?.(ended.then(() => undefined));
+        const done = (await readResult(rolloutDir)) as TrialResult;
+        executor.node = done.executor?.node ?? null;
+        const result = await finish(done);
+        await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
+          durable: true,
+          floats: new Set(["rewards"]),
+        });
+        return result;
       }
       const { state, reason } = end;
       executor.node = end.node;
