@@ -176,6 +176,10 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     assert.equal(final.trials.length, 1);
     assert.equal(final.trials[0]?.reward, 1);
     assert.match(stderr, /infra_error/);
+    // Retried on the other node of the partition, not where it was lost.
+    const nodeOf = (r: unknown) => (r as { executor?: { node: string } }).executor?.node;
+    assert.ok(nodeOf(cancelled.result), "the lost attempt records its node");
+    assert.notEqual(nodeOf(final.trials[0]?.result), nodeOf(cancelled.result));
   });
 
   it("SIGINT of bench run leaves no job of the run in squeue", async () => {

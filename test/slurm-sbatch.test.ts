@@ -5,7 +5,7 @@ import type os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { resolveAgent } from "../src/agents/registry.js";
-import { isLeftover, runComment, sbatchArgs } from "../src/job/slurm/executor.js";
+import { isLeftover, retryExclusion, runComment, sbatchArgs } from "../src/job/slurm/executor.js";
 import { hostAddressFor } from "../src/job/slurm/open.js";
 import { sandboxBackends } from "../src/sandbox/index.js";
 import { loadTask } from "../src/task/load.js";
@@ -95,5 +95,18 @@ describe("the gateway address nodes are given", () => {
   });
   it("is loopback only when the node is this host", () => {
     assert.equal(hostAddressFor("192.168.5.20", here), "127.0.0.1");
+  });
+});
+
+describe("a retry's node", () => {
+  it("leaves out the node the last attempt was lost on, when the partition has another", () => {
+    assert.deepEqual(retryExclusion({}, "n1", 2), ["--exclude=n1"]);
+    assert.deepEqual(retryExclusion({}, "n1", 1), [], "one node: nowhere else to go");
+    assert.deepEqual(retryExclusion({}, undefined, 2), [], "a first attempt goes anywhere");
+    assert.deepEqual(
+      retryExclusion({ sbatchArgs: ["--exclude=n9"] }, "n1", 2),
+      [],
+      "the user's own exclusion stands",
+    );
   });
 });

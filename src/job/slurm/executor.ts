@@ -269,8 +269,17 @@ export interface SlurmExecutor {
   startTrial(plan: TrialPlan): Promise<TrialResult>;
 }
 
-export function slurmExecutor(s: SlurmSettings): SlurmExecutor {
+/** `--exclude` for a retry: the node its last attempt was lost on, unless the user excludes nodes themselves. */
+export function retryExclusion(s: SlurmSettings, lostOn: string | undefined, nodes: number): string[] {
+  if (!lostOn || nodes < 2) return [];
+  if ((s.sbatchArgs ?? []).some((a) => /^(--exclude\b|-x)/.test(a))) return [];
+  return [`--exclude=${lostOn}`];
+}
+
+export function slurmExecutor(s: SlurmSettings, nodes = 1): SlurmExecutor {
   const watcher = new JobWatcher(s.pollMs ?? 500);
+  // A trial lost to its node (died, preempted, cancelled there) is retried elsewhere when there is an elsewhere.
+  const lostOn = new Map<string, string>();
   return {
     async startTrial(plan) {
       const startedAt = new Date();
@@ -289,7 +298,8 @@ export function slurmExecutor(s: SlurmSettings): SlurmExecutor {
           startedAt,
         );
       const specFile = await writeSpec(plan);
-      const submitted = await slurm("sbatch", sbatchArgs(plan, s, specFile));
+      const avoid = retryExclusion(s, plan.replaces ? lostOn.get(plan.replaces) : undefined, nodes);
+      const submitted = await slurm("sbatch", [...sbatchArgs(plan, s, specFile), ...avoid]);
       const id = submitted.stdout.trim().split(";")[0] ?? "";
       if (submitted.code !== 0 || !/^\d+$/.test(id))
         return failed(
@@ -349,6 +359,7 @@ export function slurmExecutor(s: SlurmSettings): SlurmExecutor {
         }
         return failed("interrupted", `the run stopped; SLURM job ${id} was cancelled`);
       }
+      if (executor.node) lostOn.set(plan.rolloutName, executor.node);
       const where = executor.node ? ` on ${executor.node}` : "";
       const why = reason && reason !== "None" ? ` (${reason})` : "";
       const message = `SLURM job ${id} ended ${state}${where}${why} before the trial finished; see ${path.join(plan.jobDir, SLURM_DIR, `${plan.rolloutName}.out`)}`;

@@ -34,7 +34,7 @@ export async function openSlurm(
     plan.tasks.map((t) => t.task.dir),
   );
   const gatewayHost = s.gatewayHost ?? (await addressTowards(nodes[0] as string));
-  const executor = slurmExecutor(s);
+  const executor = slurmExecutor(s, nodes.length);
   return {
     nodes,
     gatewayHost,
