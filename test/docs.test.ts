@@ -1,49 +1,161 @@
-// Every ```bash runnable block in README.md and docs/ runs as a user would type it (with `bench`
-// and `npx bench` meaning this checkout), in a scratch folder that holds the examples.
+// Every shell block of README.md and docs/ runs as printed, on a fresh clone, with `bench` on the PATH
+// the way the README says to get it (`npm install`, then `npm link`), and with none of our variables
+// set: what a new user types is what is tested. Each page runs in a clone of its own, its blocks in
+// order, so a page that needs another page's files fails here as it would for a reader.
+//
+// Page conventions (docs/README.md of the repo says the same):
+// - a block marked `<!-- docs-test: skip (REASON) -->` on the line above is not run; REASON is printed
+//   (an external model, a GPU, a real cluster, the whole test suite);
+// - a plain ``` block right after a shell block is that block's output: compared with what it
+//   printed, after hex names, times, ports and temporary paths are normalised; `...` stands for any lines.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { REPO, tempDir } from "./testing/bench.js";
 
-async function runnableBlocks(): Promise<{ file: string; code: string }[]> {
-  const files = ["README.md", ...(await fs.readdir(path.join(REPO, "docs"))).map((f) => `docs/${f}`)];
-  const blocks: { file: string; code: string }[] = [];
-  for (const file of files.filter((f) => f.endsWith(".md"))) {
-    const text = await fs.readFile(path.join(REPO, file), "utf8");
-    for (const m of text.matchAll(/```bash runnable\n([\s\S]*?)```/g))
-      blocks.push({ file, code: m[1] as string });
+interface Block {
+  page: string;
+  line: number;
+  code: string;
+  skip: string | null;
+  output: string | null;
+}
+
+const SHELL = new Set(["bash", "sh", "shell"]);
+
+export function blocksOf(page: string, text: string): Block[] {
+  const lines = text.split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)(.*)$/.exec(lines[i] as string);
+    if (!open) continue;
+    const start = i;
+    let end = i + 1;
+    while (end < lines.length && lines[end] !== "```") end++;
+    const body = lines.slice(start + 1, end).join("\n");
+    i = end;
+    if (!SHELL.has(open[1] as string)) continue;
+    const marker = /^<!-- docs-test: skip \((.+)\) -->$/.exec((lines[start - 1] ?? "").trim());
+    // The output block: the next fence after blank lines only.
+    let next = end + 1;
+    while (next < lines.length && (lines[next] as string).trim() === "") next++;
+    let output: string | null = null;
+    if (lines[next] === "```") {
+      let close = next + 1;
+      while (close < lines.length && lines[close] !== "```") close++;
+      output = lines.slice(next + 1, close).join("\n");
+    }
+    blocks.push({ page, line: start + 1, code: body, skip: marker ? (marker[1] as string) : null, output });
   }
   return blocks;
 }
 
-describe("documentation examples", async () => {
-  const blocks = await runnableBlocks();
-  const scratch = await tempDir("docs");
-  const bin = path.join(scratch, "bin");
-  await fs.mkdir(bin);
-  const tsx = path.join(REPO, "node_modules/tsx/dist/esm/index.mjs");
-  await fs.writeFile(
-    path.join(bin, "bench"),
-    `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${path.join(REPO, "src/cli/main.ts")}" "$@"\n`,
-    { mode: 0o755 },
-  );
+/** What differs between two honest runs: hex names, durations, clock times, ports, scratch paths. */
+export function normalise(text: string): string {
+  return text
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .replace(/\/tmp\/[\w./-]+/g, "<tmp>")
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?/g, "<time>")
+    .replace(/\b[0-9a-f]{8,}\b/g, "<hex>")
+    .replace(/\b\d+(\.\d+)?\s?(ms|s|min)\b/g, "<dur>")
+    .replace(/:\d{2,5}\b/g, ":<port>")
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .join("\n")
+    .trim();
+}
+
+/** Expected lines in order; a `...` line stands for any number of lines. */
+export function outputMatches(expected: string, actual: string): boolean {
+  const want = normalise(expected).split("\n");
+  const got = normalise(actual).split("\n");
+  const match = (w: number, g: number): boolean => {
+    if (w === want.length) return g === got.length;
+    if (want[w] === "...") {
+      for (let k = g; k <= got.length; k++) if (match(w + 1, k)) return true;
+      return false;
+    }
+    return g < got.length && got[g] === want[w] && match(w + 1, g + 1);
+  };
+  return match(0, 0);
+}
+
+async function pages(): Promise<string[]> {
+  const docs = (await fs.readdir(path.join(REPO, "docs"))).filter((f) => f.endsWith(".md")).sort();
+  return ["README.md", ...docs.map((f) => `docs/${f}`)];
+}
+
+/** The environment a new user has: the machine's, without any variable of ours. */
+function userEnv(prefix: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith("BENCHFLOW_") && !k.startsWith("NODE_TEST") && k !== "NODE_OPTIONS") env[k] = v;
+  // `npm link` writes into npm's global prefix: a temporary one, so the test leaves the machine as it was.
+  env.npm_config_prefix = prefix;
+  env.PATH = `${path.join(prefix, "bin")}:${process.env.PATH}`;
+  return env;
+}
+
+const ALL = await pages();
+const BLOCKS = (
+  await Promise.all(ALL.map(async (p) => blocksOf(p, await fs.readFile(path.join(REPO, p), "utf8"))))
+).flat();
+
+describe("every shell block of the README and docs/, run as printed on a fresh clone", () => {
+  let scratch = "";
+  let base = "";
+  let env: NodeJS.ProcessEnv = {};
+  before(async () => {
+    scratch = await tempDir("docs");
+    base = path.join(scratch, "clone");
+    env = userEnv(path.join(scratch, "npm-global"));
+    execFileSync("git", ["clone", "-q", REPO, base]);
+    // The README's install and link, for real, in the fresh clone (npm's cache makes them quick).
+    for (const command of [
+      ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
+      ["npm", "link", "--no-audit", "--no-fund", "--loglevel=error"],
+    ])
+      execFileSync(command[0] as string, command.slice(1), { cwd: base, env, stdio: "pipe", timeout: 600_000 });
+  });
   after(() => fs.rm(scratch, { recursive: true, force: true }));
 
-  it("finds runnable examples in the docs", () => assert.ok(blocks.length >= 3));
-  for (const [i, block] of blocks.entries()) {
-    it(`${block.file} example ${i + 1} runs and exits 0`, async () => {
-      const cwd = path.join(scratch, `run-${i}`);
-      await fs.mkdir(cwd);
-      await fs.symlink(path.join(REPO, "examples"), path.join(cwd, "examples"));
-      const script = block.code.replaceAll("npx bench", "bench");
-      const run = spawnSync("bash", ["-e", "-c", script], {
-        cwd,
-        encoding: "utf8",
-        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BENCHFLOW_SANDBOX: "namespace" },
+  it("finds the shell blocks of every page", () => {
+    assert.ok(BLOCKS.length >= 15, `only ${BLOCKS.length} blocks`);
+    const install = BLOCKS.find((b) => b.page === "README.md" && /npm link/.test(b.code));
+    assert.ok(install, "the README says how to put bench on the PATH (npm link)");
+  });
+
+  for (const page of ALL) {
+    const blocks = BLOCKS.filter((b) => b.page === page);
+    if (blocks.length === 0) continue;
+    describe(page, () => {
+      let cwd = "";
+      before(async () => {
+        cwd = path.join(scratch, page.replace(/[/.]/g, "_"));
+        execFileSync("git", ["clone", "-q", "--shared", base, cwd]);
       });
-      assert.equal(run.status, 0, `${block.file}:\n${script}\n${run.stdout}\n${run.stderr}`);
+      for (const block of blocks) {
+        const name = `${page}:${block.line}`;
+        // The README's own install block ran in before(), once, in the fresh clone.
+        const installBlock = page === "README.md" && /^npm install/m.test(block.code);
+        it(name, { skip: block.skip ?? (installBlock ? "the install itself: run once, above" : false) }, () => {
+          const run = spawnSync("bash", ["-e", "-o", "pipefail", "-c", block.code], {
+            cwd,
+            env,
+            encoding: "utf8",
+            timeout: 600_000,
+          });
+          const shown = `${name}:\n${block.code}\n--- exit ${run.status}\n${run.stdout}\n--- stderr\n${run.stderr}`;
+          assert.equal(run.status, 0, shown);
+          if (block.output !== null)
+            assert.ok(
+              outputMatches(block.output, `${run.stdout}`),
+              `${name}: the output differs from the page's.\n--- page\n${normalise(block.output)}\n--- printed\n${normalise(run.stdout)}`,
+            );
+        });
+      }
     });
   }
 });

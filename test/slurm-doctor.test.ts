@@ -2,22 +2,10 @@
 // scripts/setup-slurm.sh, partition main sees the shared jobs folder and partition blind does not.
 // Without sinfo, it says so with the fix. Cluster cases skipped where the cluster is not up.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { bench } from "./testing/bench.js";
+import { clusterMissing, SHARED_ROOT } from "./testing/slurm.js";
 
-const SHARED_ROOT = process.env.BENCHFLOW_SLURM_SHARED_ROOT ?? "/var/lib/benchflow-slurm/shared";
-
-function clusterMissing(): string | null {
-  try {
-    const nodes = execFileSync("sinfo", ["-h", "-N", "-o", "%N"], { encoding: "utf8" });
-    return ["n1", "n2", "n3"].every((n) => nodes.includes(n))
-      ? null
-      : "nodes n1, n2, n3 are not all in sinfo -N";
-  } catch {
-    return "sinfo is missing or slurmctld does not answer; run scripts/setup-slurm.sh (as root)";
-  }
-}
 const missing = clusterMissing();
 if (missing) console.log(`# slurm-doctor cluster tests skipped: ${missing}`);
 

@@ -9,19 +9,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadJob } from "../src/job/load-job.js";
 import { bench, slowHelloTasks, startBench, waitUntil } from "./testing/bench.js";
-
-const SHARED_ROOT = process.env.BENCHFLOW_SLURM_SHARED_ROOT ?? "/var/lib/benchflow-slurm/shared";
-
-function clusterMissing(): string | null {
-  try {
-    const nodes = execFileSync("sinfo", ["-h", "-N", "-o", "%N %P %t"], { encoding: "utf8" });
-    for (const n of ["n1", "n2", "n3"])
-      if (!nodes.includes(n)) return `node ${n} is not in sinfo -N; run scripts/setup-slurm.sh (as root)`;
-  } catch {
-    return "sinfo is missing or slurmctld does not answer; run scripts/setup-slurm.sh (as root)";
-  }
-  return null;
-}
+import { clusterMissing, SHARED_ROOT } from "./testing/slurm.js";
 
 const missing = clusterMissing();
 if (missing) console.log(`# slurm-executor tests skipped: ${missing}`);

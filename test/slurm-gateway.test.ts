@@ -3,26 +3,16 @@
 // submitting host, at the host's address on the nodes' bridge, with token capture; the training
 // rows come out in the same shape as from a local run. Skipped where the local cluster is not up.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts } from "./testing/bench.js";
+import { clusterMissing, SHARED_ROOT } from "./testing/slurm.js";
 
-const SHARED_ROOT = process.env.BENCHFLOW_SLURM_SHARED_ROOT ?? "/var/lib/benchflow-slurm/shared";
 const KEY = "sk-upstream-secret-7171";
 
-function clusterMissing(): string | null {
-  try {
-    const nodes = execFileSync("sinfo", ["-h", "-N", "-o", "%N"], { encoding: "utf8" });
-    if (!nodes.includes("n1") || !nodes.includes("n2")) return "nodes n1 and n2 are not in sinfo -N";
-  } catch {
-    return "sinfo is missing or slurmctld does not answer; run scripts/setup-slurm.sh (as root)";
-  }
-  return null;
-}
 const missing = clusterMissing();
 if (missing) console.log(`# slurm-gateway tests skipped: ${missing}`);
 

@@ -4,15 +4,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { JobWatcher } from "../src/job/slurm/watcher.js";
+import { clusterMissing } from "./testing/slurm.js";
 
-function clusterMissing(): string | null {
-  try {
-    execFileSync("sinfo", ["-h"], { encoding: "utf8" });
-    return null;
-  } catch {
-    return "sinfo is missing or slurmctld does not answer; run scripts/setup-slurm.sh (as root)";
-  }
-}
 const missing = clusterMissing();
 if (missing) console.log(`# slurm-watcher tests skipped: ${missing}`);
 
