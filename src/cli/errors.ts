@@ -33,6 +33,11 @@ export function exitCodeOf(err: unknown): number {
 export function reportError(err: unknown): number {
   const exit = exitCodeOf(err);
   if (err instanceof ExitCode) return exit;
+  // A usage line names its command itself (`bench run: ...`).
+  if (err instanceof UserInputError && err.name === "UsageError") {
+    process.stderr.write(`${err.message}\n`);
+    return exit;
+  }
   if (err instanceof UserInputError) {
     process.stderr.write(`bench: ${err.message}\n`);
     return exit;

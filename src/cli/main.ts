@@ -2,6 +2,9 @@
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
 import { reportError } from "./errors.js";
+import { withHelp } from "./help.js";
+import { ROOT_HELP } from "./help-pages.js";
+import { finishProgram } from "./program.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
 import { registerPolicyCommands } from "./scripted-policy.js";
@@ -12,16 +15,16 @@ import { registerTrialCommand } from "./trial.js";
 function buildProgram(): Command {
   const program = new Command("bench")
     .description("BenchFlow: tasks as reinforcement-learning environments")
-    .version("0.1.0")
-    .showHelpAfterError()
-    .exitOverride();
+    .version("0.1.0");
+  withHelp(program, ROOT_HELP);
   registerRunCommand(program);
   registerTasksCommands(program);
   registerPolicyCommands(program);
   registerSandboxCommands(program);
   registerTrainCommands(program);
   registerTrialCommand(program);
-  return program;
+  // Last: the shared help and error style, for every command registered above.
+  return finishProgram(program);
 }
 
 async function main(): Promise<void> {

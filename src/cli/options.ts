@@ -37,3 +37,22 @@ export function parseOnOff(flag: string): (value: string) => "on" | "off" {
     return value;
   };
 }
+
+/** A whole number of at least `min`: `--trials 0` and `--trials abc` get the same one line. */
+export function atLeast(min: number): (value: string) => number {
+  return (value) => {
+    const trimmed = value.trim();
+    if (!/^-?\d+$/.test(trimmed) || Number(trimmed) < min)
+      throw new InvalidArgumentError(`expected a whole number of at least ${min}`);
+    return Number(trimmed);
+  };
+}
+
+/** One of a few words (commander's own choices() prints a list in another style). */
+export function oneOf<T extends string>(words: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(words as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`expected ${words.slice(0, -1).join(", ")} or ${words.at(-1)}`);
+    return value as T;
+  };
+}

@@ -10,7 +10,17 @@ import type { SandboxChoice } from "../sandbox/select.js";
 import { VERIFIER_ENVIRONMENT_MODES, type VerifierEnvironmentMode } from "../task/verifier-mode.js";
 import { ExitCode } from "./errors.js";
 import { rolloutLine, stoppedLines, summaryLine } from "./format.js";
-import { parseInteger, parseKeyValue, parseNumber, parseOnOff, parsePrice } from "./options.js";
+import { withHelp } from "./help.js";
+import { RUN_HELP } from "./help-pages.js";
+import {
+  atLeast,
+  oneOf,
+  parseInteger,
+  parseKeyValue,
+  parseNumber,
+  parseOnOff,
+  parsePrice,
+} from "./options.js";
 import { createProgress } from "./progress.js";
 
 interface RunOptions {
@@ -23,7 +33,7 @@ interface RunOptions {
   maxConcurrentTrials?: number;
   jobsDir: string;
   jobName?: string;
-  sandbox: SandboxChoice;
+  sandbox?: SandboxChoice;
   retryAttempts: number;
   include: string[];
   exclude: string[];
@@ -71,33 +81,35 @@ function verifierMode(value: string): VerifierEnvironmentMode {
   return value as VerifierEnvironmentMode;
 }
 
+const SANDBOXES = ["auto", "namespace", "container"] as const;
+
+/** --sandbox, else $BENCHFLOW_SANDBOX (named when it is wrong: the flag was never typed), else auto. */
+function sandboxChoice(flag: SandboxChoice | undefined): SandboxChoice {
+  if (flag !== undefined) return flag;
+  const env = process.env.BENCHFLOW_SANDBOX;
+  if (env === undefined || env === "") return "auto";
+  if (!(SANDBOXES as readonly string[]).includes(env))
+    throw new UserInputError(
+      `BENCHFLOW_SANDBOX=${JSON.stringify(env)} is not a sandbox: set it to auto, namespace or container, or unset it (--sandbox overrides it)`,
+    );
+  return env as SandboxChoice;
+}
+
 export function registerRunCommand(program: Command): void {
-  program
+  const run = program
     .command("run")
     .description("Run N rollouts of each task (each repeat a job of its own) and score them")
     .argument("<task-or-dir>", "a task folder, or a folder of tasks")
     .requiredOption("-a, --agent <agent>", "agent: oracle, nop, bench-agent, claude-code, codex, opencode")
     .option("-m, --model <provider/model>", "the policy, e.g. vllm/my-policy")
-    .option("--trials <n>", "rollouts per task; each is a job of its own", parseInteger, 1)
-    .option("-j, --concurrency <n>", "trials at once within a job", parseInteger, 4)
-    .option(
-      "--parallel-jobs <k>",
-      "repeat jobs at once (default 1: one after another); each keeps its own folder and -j",
-      parseInteger,
-    )
-    .option(
-      "--max-concurrent-trials <n>",
-      "trials at once across the run's jobs (default max(-j, 4 x cores))",
-      parseInteger,
-    )
+    .option("--trials <n>", "rollouts per task; each is a job of its own", atLeast(1), 1)
+    .option("-j, --concurrency <n>", "trials at once within a job", atLeast(1), 4)
+    .option("--parallel-jobs <k>", "repeat jobs at once; each keeps its own folder and -j", atLeast(1))
+    .option("--max-concurrent-trials <n>", "trials at once across the run's jobs", atLeast(1))
     .option("--jobs-dir <dir>", "where jobs are written", "jobs")
     .option("--job-name <name>", "name of the jobs; running again with the same name resumes them")
-    .option(
-      "--sandbox <kind>",
-      "auto, namespace or container ($BENCHFLOW_SANDBOX sets the default)",
-      process.env.BENCHFLOW_SANDBOX ?? "auto",
-    )
-    .option("--retry-attempts <n>", "retries of an infrastructure failure", parseInteger, 2)
+    .option("--sandbox <kind>", "auto, namespace or container", oneOf(SANDBOXES))
+    .option("--retry-attempts <n>", "retries of an infrastructure failure", atLeast(0), 2)
     .option("--include <name-or-glob>", "only these tasks (repeatable)", collect, [])
     .option("--exclude <name-or-glob>", "not these tasks (repeatable)", collect, [])
     .option("--agent-env <KEY=VALUE>", "environment for the agent (repeatable)", parseKeyValue, {})
@@ -111,30 +123,26 @@ export function registerRunCommand(program: Command): void {
     .option("--price <in,out>", "USD per million input,output tokens, for cost", parsePrice)
     .option(
       "--endpoint-first-byte-timeout <sec>",
-      "a model call fails when the endpoint sends no first byte for this long (default 600)",
+      "a model call fails when the endpoint sends no first byte for this long",
       parseNumber,
     )
     .option(
       "--endpoint-idle-timeout <sec>",
-      "a model call fails when the endpoint goes silent mid-answer for this long (default 300)",
+      "a model call fails when the endpoint goes silent mid-answer for this long",
       parseNumber,
     )
-    .option("--endpoint-retries <n>", "the gateway's own retries of a 429 or 503 (default 2)", parseInteger)
+    .option("--endpoint-retries <n>", "the gateway's own retries of a 429 or 503", parseInteger)
     .option(
       "--fail-fast-calls <k>",
-      "endpoint failures in a row that end a rollout as provider_error at once (default 3)",
+      "endpoint failures in a row that end a rollout as provider_error at once",
       parseInteger,
     )
-    .option(
-      "--fail-fast-rollouts <m>",
-      "provider_error rollouts in a row that stop the run (default max(3, -j))",
-      parseInteger,
-    )
+    .option("--fail-fast-rollouts <m>", "provider_error rollouts in a row that stop the run", parseInteger)
     .option(
       "--skills-dir <dir>",
       "agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's",
     )
-    .option("--skill-mode <mode>", "agent CLIs: with-skill (default) or no-skill, for an A/B run", skillMode)
+    .option("--skill-mode <mode>", "agent CLIs: with-skill or no-skill, for an A/B run", skillMode)
     .option(
       "--timeout-multiplier <x>",
       "scale every task's time limits (agent, verifier, build)",
@@ -145,12 +153,12 @@ export function registerRunCommand(program: Command): void {
     .option("--environment-build-timeout-multiplier <x>", "scale the image build's limit", parseNumber)
     .option(
       "--verifier-hardening <on|off>",
-      "undo what the agent planted for the verifier before it runs (default on; off only to debug a verifier)",
+      "undo what the agent planted for the verifier before it runs (off only to debug a verifier)",
       parseOnOff("--verifier-hardening"),
     )
     .option(
       "--verifier-environment-mode <mode>",
-      "shared or separate (a fresh sandbox that gets only the workspace and artifacts), over each task's [verifier] environment_mode",
+      "shared or separate (a fresh sandbox that gets only the workspace and artifacts)",
       verifierMode,
     )
     .option("--executor <kind>", "local (default) or slurm: each trial a SLURM job ($BENCHFLOW_EXECUTOR)")
@@ -166,12 +174,13 @@ export function registerRunCommand(program: Command): void {
       "--gateway-host <addr>",
       "where SLURM nodes reach the gateway (default: this host's address on their network; $BENCHFLOW_SLURM_GATEWAY_HOST)",
     )
-    .option("--dry-run", "print the plan as JSON and run nothing")
+    .option("--dry-run", "print the plan as JSON (tasks, sandbox, policy settings) and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
       const code = await runCommand(taskOrDir, opts);
       if (code !== 0) throw new ExitCode(code);
     });
+  withHelp(run, RUN_HELP);
 }
 
 async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> {
@@ -186,7 +195,7 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     ...(opts.maxConcurrentTrials !== undefined ? { maxConcurrentTrials: opts.maxConcurrentTrials } : {}),
     jobsDir: opts.jobsDir,
     jobName: opts.jobName ?? null,
-    sandbox: opts.sandbox,
+    sandbox: sandboxChoice(opts.sandbox),
     retryAttempts: opts.retryAttempts,
     ...(opts.failFastRollouts !== undefined ? { failFastRollouts: opts.failFastRollouts } : {}),
     include: opts.include,

@@ -2,11 +2,14 @@
 // agents without a GPU.
 import type { Command } from "commander";
 import { runScriptedPolicyCommand } from "../policy/command.js";
+import { withHelp } from "./help.js";
+import { POLICY_HELP, SCRIPTED_HELP } from "./help-pages.js";
 import { parseInteger } from "./options.js";
 
 export function registerPolicyCommands(program: Command): void {
   const policy = program.command("policy").description("Policy servers for testing");
-  policy
+  withHelp(policy, POLICY_HELP);
+  const scripted = policy
     .command("scripted")
     .description(
       "Serve a scripted policy on an OpenAI-compatible endpoint (vLLM's wire format, token ids and logprobs)",
@@ -18,4 +21,5 @@ export function registerPolicyCommands(program: Command): void {
     .action(async (opts: { script: string; port: number; host: string; model: string }) => {
       await runScriptedPolicyCommand(opts);
     });
+  withHelp(scripted, SCRIPTED_HELP);
 }

@@ -3,11 +3,13 @@
 import type { Command } from "commander";
 import { coverageLine, coverageTotal, tokenCoverage } from "../train/tokens/coverage.js";
 import { pyJson } from "../train/validate/py-json.js";
+import { withHelp } from "./help.js";
+import { COVERAGE_HELP } from "./help-pages.js";
 
 type Action = (name: string, fn: () => Promise<number>) => Promise<void>;
 
 export function registerTokenCoverage(train: Command, action: Action): void {
-  train
+  const coverage = train
     .command("token-coverage")
     .description("Per rollout: calls with captured token ids and logprobs, and whether it is training-grade")
     .argument("<path>", "a rollout folder, a job folder or a folder of jobs")
@@ -23,4 +25,5 @@ export function registerTokenCoverage(train: Command, action: Action): void {
         return 0;
       }),
     );
+  withHelp(coverage, COVERAGE_HELP);
 }

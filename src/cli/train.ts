@@ -23,6 +23,15 @@ import { TokenizationCheck } from "../train/validate/tokenization.js";
 import { type RowFormat, validateFile } from "../train/validate/validate.js";
 import { floatJson } from "../util/float-json.js";
 import { ExitCode, exitCodeOf } from "./errors.js";
+import { withHelp } from "./help.js";
+import {
+  CONVERT_HELP,
+  SFT_HELP,
+  STREAM_HELP,
+  TRAIN_HELP,
+  TRAIN_RUN_HELP,
+  VALIDATE_HELP,
+} from "./help-pages.js";
 import { registerTokenCoverage } from "./train-token-coverage.js";
 
 const GROUP_BY_HELP = "keys from task, agent, model, task_digest, job, policy_version";
@@ -121,8 +130,9 @@ export function registerTrainCommands(program: Command): Command {
   const train = program
     .command("train")
     .description("Turn rollouts into training data: rows with group advantages, a live stream, checks");
+  withHelp(train, TRAIN_HELP);
 
-  train
+  const convert = train
     .command("convert")
     .description(
       "Write one training row per rollout (or per model call) from a job, a folder of jobs or a rollout",
@@ -158,9 +168,9 @@ export function registerTrainCommands(program: Command): Command {
       "trl-sft: full, or message-window (needs --tokenizer and --max-length)",
     )
     .option("--tokenizer <tokenizer>", `trl-sft message-window: ${TOKENIZER_HELP}`)
-    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer (default main)")
+    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer")
     .option("--max-length <n>", "trl-sft message-window: the most tokens a row may have")
-    .option("--redact", "replace secrets in row content with ***REDACTED*** (the default)")
+    .option("--redact", "replace secrets in row content with ***REDACTED***")
     .option(
       "--no-redact",
       "keep row content as recorded (private data only); tokens rows with secrets are kept",
@@ -213,12 +223,13 @@ export function registerTrainCommands(program: Command): Command {
         return 0;
       }),
     );
+  withHelp(convert, CONVERT_HELP);
 
-  train
+  const stream = train
     .command("stream")
     .description("Print one JSON record per rollout as rollouts finish, already-finished ones first")
     .argument("<path>", "a job folder or a folder of jobs (it may not exist yet)")
-    .option("--follow", "keep watching until every planned job has finished (the default)")
+    .option("--follow", "keep watching until every planned job has finished")
     .option("--no-follow", "scan once and stop")
     .option(
       "--group-size <n>",
@@ -268,12 +279,13 @@ export function registerTrainCommands(program: Command): Command {
         return 0;
       }),
     );
+  withHelp(stream, STREAM_HELP);
 
-  train
+  const validate = train
     .command("validate")
     .description("Check every row: roles, tool calls matched to declared tools and to their results")
     .argument("<file>", "a JSONL file of rows")
-    .option("--format <format>", "prime-sft, trl-sft, tokens or branch-tree (default: from each row)")
+    .option("--format <format>", "prime-sft, trl-sft, tokens or branch-tree")
     .option("--require-tool-calls", "fail when any row has no tool call")
     .option("--expected-rows <n>", "fail unless exactly this many rows")
     // Checks of the rollouts behind the rows (upstream's flags).
@@ -285,7 +297,7 @@ export function registerTrainCommands(program: Command): Command {
       "with --source-jobs: fail when a rollout's llm_trajectory.jsonl is missing or malformed",
     )
     .option("--tokenizer <tokenizer>", `trl-sft: render and tokenize every row; ${TOKENIZER_HELP}`)
-    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer (default main)")
+    .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer")
     .option("--max-length <n>", "trl-sft with --tokenizer: fail a row longer than this many tokens")
     .action((file: string, o: Record<string, string | boolean | undefined>) =>
       action("validate", async () => {
@@ -331,13 +343,14 @@ export function registerTrainCommands(program: Command): Command {
         return report.ok ? 0 : 1;
       }),
     );
+  withHelp(validate, VALIDATE_HELP);
   registerTokenCoverage(train, action);
 
   // `bench train run sft --backend prime-rl`: upstream's trainer launcher (train-run.json, command.txt).
   const collect = (v: string, prev: string[] = []) => [...prev, v];
-  train
-    .command("run")
-    .description("Launch a trainer on training rows and record the run")
+  const trainRun = train.command("run").description("Launch a trainer on training rows and record the run");
+  withHelp(trainRun, TRAIN_RUN_HELP);
+  const sft = trainRun
     .command("sft")
     .description("Run Prime-RL SFT (`uv run sft @ CONFIG ...`) and write <work-dir>/train-run.json")
     .requiredOption(
@@ -346,9 +359,9 @@ export function registerTrainCommands(program: Command): Command {
     )
     .option("--backend <backend>", "training backend: prime-rl", "prime-rl")
     .option("--data <data>", "a prime-sft JSONL, a dataset folder, or a dataset name; passed as --data.name")
-    .option("--output-dir <dir>", "Prime-RL's output dir (default <work-dir>/prime-rl-output)")
+    .option("--output-dir <dir>", "Prime-RL's output dir")
     .option("--work-dir <dir>", "where train-run.json, command.txt and the logs go", "train-runs/sft")
-    .option("--prime-rl-dir <dir>", "the Prime-RL checkout to run uv from (default: the current directory)")
+    .option("--prime-rl-dir <dir>", "the Prime-RL checkout to run uv from")
     .option("--dry-run", "pass --dry-run through to Prime-RL")
     .option("--follow", "also print the trainer's stdout while logging it")
     .option("--uv-no-sync", "run `uv run --no-sync`")
@@ -359,10 +372,10 @@ export function registerTrainCommands(program: Command): Command {
     )
     .option("--target-examples <n>", "max_steps = ceil(n / data.batch_size)")
     .option("--target-micro-steps <n>", "max_steps = floor(n / data.batch_size)")
-    .option("--sync-scheduler-to-max-steps", "with a target, also set scheduler.decay_steps (default)")
+    .option("--sync-scheduler-to-max-steps", "with a target, also set scheduler.decay_steps")
     .option("--no-sync-scheduler-to-max-steps", "leave scheduler.decay_steps alone")
     .option("--sync-ckpt-to-max-steps", "with a target, also set ckpt.interval and ckpt.keep_interval")
-    .option("--no-sync-ckpt-to-max-steps", "leave the checkpoint interval alone (default)")
+    .option("--no-sync-ckpt-to-max-steps", "leave the checkpoint interval alone (the default)")
     .option("--pack-function <fn>", "data.pack_function: cat or stack")
     .option("--loss-mask <roles>", "assistant, all, or roles joined by commas (data.loss_mask.*)")
     .option(
@@ -438,5 +451,6 @@ export function registerTrainCommands(program: Command): Command {
         return 0;
       }),
     );
+  withHelp(sft, SFT_HELP);
   return train;
 }

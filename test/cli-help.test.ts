@@ -1,0 +1,114 @@
+// Every command's help, walked from `bench --help` down: the same sections everywhere (Examples,
+// Environment where the command reads variables, Exit codes), required options marked, defaults
+// stated, no `(default: [])` noise.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { bench } from "./testing/bench.js";
+
+/** The subcommands a help page lists under "Commands:" (without commander's own `help`). */
+function subcommands(help: string): string[] {
+  const block = /\nCommands:\n([\s\S]*?)(\n\n|$)/.exec(help)?.[1] ?? "";
+  return block
+    .split("\n")
+    .map((l) => /^ {2}(\S+)/.exec(l)?.[1])
+    .filter((n): n is string => n !== undefined && n !== "help");
+}
+
+async function helpOf(path: string[]): Promise<string> {
+  const run = await bench([...path, "--help"]);
+  assert.equal(run.code, 0, `bench ${path.join(" ")} --help: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** Every command path under the program, with its help text. */
+async function allHelp(): Promise<Map<string, string>> {
+  const pages = new Map<string, string>();
+  let level: string[][] = [[]];
+  while (level.length > 0) {
+    const helps = await Promise.all(level.map(helpOf));
+    const next: string[][] = [];
+    level.forEach((p, i) => {
+      const help = helps[i] as string;
+      pages.set(["bench", ...p].join(" "), help);
+      for (const sub of subcommands(help)) next.push([...p, sub]);
+    });
+    level = next;
+  }
+  return pages;
+}
+
+// What each command reads from the environment, and must say so.
+const READS: Record<string, string[]> = {
+  "bench run": [
+    "BENCHFLOW_SANDBOX",
+    "DOCKER_HOST",
+    "BENCHFLOW_PROVIDER_BASE_URL",
+    "BENCHFLOW_PROVIDER_API_KEY",
+  ],
+  "bench doctor": ["DOCKER_HOST"],
+  "bench build": ["DOCKER_HOST"],
+  "bench tasks check": ["BENCHFLOW_TASK_TOML_ALLOW_UNKNOWN_KEYS"],
+  "bench train convert": ["HF_HUB_CACHE"],
+};
+
+const REQUIRED: Record<string, string[]> = {
+  "bench run": ["-a, --agent <agent>"],
+  "bench train convert": ["-o, --out <file>"],
+  "bench policy scripted": ["--script <file>"],
+  "bench train run sft": ["--config <file>"],
+};
+
+/** The help's line for an option, with its wrapped continuation lines. */
+function optionText(help: string, flags: string): string {
+  const lines = help.split("\n");
+  const i = lines.findIndex((l) => l.trimStart().startsWith(flags));
+  assert.ok(i >= 0, `no ${flags} in help`);
+  const rest = lines.slice(i + 1);
+  const end = rest.findIndex((l) => !/^ {10,}\S/.test(l));
+  return [lines[i], ...rest.slice(0, end === -1 ? 0 : end)].join(" ").replace(/\s+/g, " ");
+}
+
+describe("bench --help, every command", () => {
+  it("has Examples, Exit codes (2 among them), Environment where it reads variables, and no empty defaults", async () => {
+    const pages = await allHelp();
+    for (const cmd of [
+      "bench",
+      "bench run",
+      "bench train convert",
+      "bench train run sft",
+      "bench tasks check",
+    ])
+      assert.ok(pages.has(cmd), `walked ${cmd}`);
+    assert.ok(pages.size >= 14, `walked ${[...pages.keys()].join(", ")}`);
+    for (const [cmd, help] of pages) {
+      const examples = /\nExamples:\n((?: {2}\$ .*\n)+)/.exec(help);
+      assert.ok(examples, `${cmd}: no Examples section`);
+      assert.ok(examples[1]?.includes(`$ npx ${cmd}`), `${cmd}: an example of the command itself`);
+      const codes = /\nExit codes:\n((?: {2}\S+ +.*\n(?: {6,}.*\n)*)+)/.exec(help);
+      assert.ok(codes, `${cmd}: no Exit codes section`);
+      assert.match(
+        codes[1] ?? "",
+        /^ {2}2 +bad input|^ {2}2 +an unknown flag/m,
+        `${cmd}: exit 2 for bad input`,
+      );
+      assert.doesNotMatch(help, /\(default: (\[\]|\{\})\)/, `${cmd}: empty default shown`);
+      for (const name of READS[cmd] ?? []) {
+        const env = /\nEnvironment:\n([\s\S]*?)\n\n/.exec(help)?.[1] ?? "";
+        assert.match(env, new RegExp(`^ {2}${name} `, "m"), `${cmd}: Environment names ${name}`);
+      }
+      for (const flags of REQUIRED[cmd] ?? [])
+        assert.match(optionText(help, flags), /\(required\)/, `${cmd}: ${flags} marked required`);
+    }
+  });
+
+  it("states the defaults the library computes: --job-name, --sandbox, --max-concurrent-trials", async () => {
+    const help = await helpOf(["run"]);
+    assert.match(
+      optionText(help, "--job-name"),
+      /\(default: the start time, e\.g\. \d{4}-\d\d-\d\d__\d\d-\d\d-\d\d/,
+    );
+    assert.match(optionText(help, "--sandbox"), /default: \$BENCHFLOW_SANDBOX, else auto/);
+    assert.match(optionText(help, "--max-concurrent-trials"), /default: max\(-j, 4 x cores\)/);
+    assert.match(optionText(help, "--include"), /repeatable\)$/, "no default after a repeatable flag");
+  });
+});
