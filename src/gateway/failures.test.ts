@@ -129,7 +129,8 @@ describe("gateway: policy failures", () => {
           messages: [{ role: "user", content: "x" }],
         }),
         (e: Loose) =>
-          e.status === 502 && /at http:\/\/127\.0\.0\.1:9\/v1 refused the connection/.test(e.message),
+          e.status === 502 &&
+          /the endpoint http:\/\/127\.0\.0\.1:9\/v1 never answered: connection refused/.test(e.message),
       );
       assert.equal(down.usage("down").failedCalls, 1);
       await down.removeTrial("down");

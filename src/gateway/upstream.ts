@@ -176,10 +176,17 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
       const when = this.started ? "mid-answer" : "before answering";
       return new GatewayError(502, `policy server at ${base} closed the connection ${when}`);
     }
+    // The 502 is the gateway's answer to the agent; the endpoint itself never answered.
     if (code === "ECONNREFUSED") {
-      return new GatewayError(502, `policy server at ${base} refused the connection (nothing listening?)`);
+      return new GatewayError(
+        502,
+        `the endpoint ${base} never answered: connection refused (nothing listening there); start the model server or fix the base URL (--base-url)`,
+      );
     }
     const detail = [code, e.cause?.message ?? e.message].filter(Boolean).join(": ");
-    return new GatewayError(502, `policy server unreachable at ${base} (${detail || "unknown error"})`);
+    return new GatewayError(
+      502,
+      `the endpoint ${base} never answered (${detail || "unknown error"}); check the host and port, or fix the base URL (--base-url)`,
+    );
   }
 }

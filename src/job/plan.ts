@@ -152,6 +152,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     );
   }
   const model = agent.usesModel ? (s.model ?? null) : null;
+  const unusedModel = modelNotUsed(agent, s);
   const agentEnvAll = s.agentEnv ?? {};
   const policy = model
     ? resolvePolicy(model, s.policy ?? {}, { ...(s.env ?? process.env), ...agentEnvAll })
@@ -173,6 +174,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
   warnings.push(...tasks.flatMap(({ task }) => unofferedTaskTools(agent, task)));
   const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
+  if (unusedModel) warnings.push(unusedModel);
   const rootWarning = rootAgentWarning(loaded, backend.kind);
   if (rootWarning) warnings.push(rootWarning);
   if (backend.kind === "namespace") {
@@ -325,6 +327,23 @@ async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: st
   return true;
 }
 
+/**
+ * A control agent (oracle, nop) given a model: a warning, not an error, so a control run can keep
+ * the policy run's command line with only the agent changed; the model is neither used nor recorded.
+ */
+function modelNotUsed(agent: Agent, s: EvaluationSettings): string | null {
+  if (agent.usesModel) return null;
+  const p = s.policy ?? {};
+  const given = [
+    s.model ? `model ${s.model} (-m)` : null,
+    p.baseUrl ? "baseUrl (--base-url)" : null,
+    p.temperature != null || p.topP != null || p.maxTokens != null ? "sampling" : null,
+    p.captureTokens ? "captureTokens (--capture-tokens)" : null,
+  ].filter((g): g is string => g !== null);
+  if (given.length === 0) return null;
+  return `agent ${agent.name} calls no model: ${given.join(", ")} not used, nor recorded in config.json; pick a model-using agent (bench-agent, claude-code, codex, opencode) to use them`;
+}
+
 /** What --dry-run prints: the plan of every job, as JSON. */
 export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
   return {
@@ -338,6 +357,8 @@ export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
     parallel_jobs: plan.parallelJobs,
     max_concurrent_trials: plan.maxConcurrentTrials,
     retry_attempts: plan.retryAttempts,
+    // The endpoint, sampling, capture and limits every model call gets (config.json's policy; no key).
+    policy: plan.policy?.record ?? null,
     warnings: plan.warnings,
     jobs: plan.jobs.map((j) => ({ trial: j.trialLabel, job_dir: j.jobDir, resume: j.resume, plan: j.plan })),
   };

@@ -1,6 +1,9 @@
 // --sandbox auto|namespace|container. Auto prefers a container engine when one answers (tasks
-// then run in their own images) and falls back to the embedded namespace sandbox, saying which.
+// then run in their own images, as their authors tested them) and falls back to the embedded
+// namespace sandbox when none does, saying which and why; a DOCKER_HOST that does not answer is an
+// error, never a fallback.
 import { UserInputError } from "../errors.js";
+import { DEFAULT_SOCKETS, detectEngine } from "./container/engine/engine.js";
 import { sandboxBackends } from "./index.js";
 import type { SandboxBackend, SandboxKind } from "./types.js";
 
@@ -27,10 +30,25 @@ export async function selectBackend(
     return { backend, reason: `--sandbox ${choice}` };
   }
   const container = await usable("container");
-  if (container.backend) return { backend: container.backend, reason: "auto: a container engine answered" };
+  if (container.backend) {
+    // The engine answered a moment ago (one connection per process): name it and where.
+    const engine = await detectEngine();
+    const which =
+      "unavailable" in engine ? "a container engine" : `${engine.name} answered at ${engine.socket}`;
+    return { backend: container.backend, reason: which };
+  }
+  // An engine the user named that does not answer is their mistake, not a reason to run elsewhere.
+  const dockerHost = process.env.DOCKER_HOST;
+  if (dockerHost) {
+    const core = (container.why ?? "").replace(/^DOCKER_HOST=\S+: /, "").split(";")[0];
+    throw new UserInputError(
+      `DOCKER_HOST=${dockerHost} does not answer: ${core}; start that engine, fix DOCKER_HOST, or unset it to let auto use the namespace sandbox (or pass --sandbox namespace)`,
+    );
+  }
   const ns = await usable("namespace");
   if (!ns.backend) {
     throw new UserInputError(`no sandbox can run here: container: ${container.why}; namespace: ${ns.why}`);
   }
-  return { backend: ns.backend, reason: `auto: namespace sandbox (no container engine: ${container.why})` };
+  const tried = DEFAULT_SOCKETS.map((p) => `unix://${p}`).join(", ");
+  return { backend: ns.backend, reason: `no container engine answered at ${tried}` };
 }

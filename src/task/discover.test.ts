@@ -57,7 +57,17 @@ describe("discoverTasks", () => {
       "a-two",
       "b-three",
     ]);
-    assert.deepEqual(await discoverTasks(tasks, { include: ["zzz"] }), []);
+    // A filter that selects nothing is refused, naming the pattern and what is there.
+    await assert.rejects(
+      discoverTasks(tasks, { include: ["zzz"] }),
+      /--include zzz matches none of the 4 task\(s\)/,
+    );
+    await assert.rejects(
+      discoverTasks(tasks, { include: ["a-*", "zzz"] }),
+      /--include zzz matches none/,
+      "one unmatched pattern among others is a typo too",
+    );
+    await assert.rejects(discoverTasks(tasks, { exclude: ["*"] }), /leave none of the 4 task\(s\)/);
   });
 
   it("refuses a missing path and a folder that holds no task", async () => {

@@ -55,6 +55,7 @@ export async function discoverTasks(tasksPath: string, opts: DiscoverOptions = {
     if (include.length > 0 && !include.some((p) => matchesGlob(name, p))) return false;
     return !exclude.some((p) => matchesGlob(name, p));
   });
+  refuseEmptySelection(root, found, include, selected);
   if (opts.onWarning) {
     for (const dir of selected) {
       const { symlinks } = await listTaskFiles(dir);
@@ -66,4 +67,22 @@ export async function discoverTasks(tasksPath: string, opts: DiscoverOptions = {
     }
   }
   return selected;
+}
+
+/** A filter that leaves nothing (or an --include that matches nothing, a typo) runs nothing: say so. */
+function refuseEmptySelection(root: string, found: string[], include: string[], selected: string[]): void {
+  const where = displayPath(root);
+  const names = found.map((d) => path.basename(d));
+  const shown = `${names.slice(0, 8).join(", ")}${names.length > 8 ? ", ..." : ""}`;
+  const unmatched = include.filter((p) => !names.some((n) => matchesGlob(n, p)));
+  if (unmatched.length > 0) {
+    throw new UserInputError(
+      `--include ${unmatched.join(", ")} matches none of the ${names.length} task(s) in ${where} (${shown}); fix the name or glob`,
+    );
+  }
+  if (selected.length === 0) {
+    throw new UserInputError(
+      `--include/--exclude leave none of the ${names.length} task(s) in ${where} (${shown}); nothing to run`,
+    );
+  }
 }

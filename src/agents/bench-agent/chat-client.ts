@@ -56,7 +56,9 @@ async function askPolicy(access: ModelAccess, body: object, signal: AbortSignal)
     );
   }
   if (status < 200 || status >= 300) {
-    const message = `the model endpoint answered ${status}: ${errorText(text)}`;
+    // The bench-agent talks to the gateway: the status is the gateway's, and its message says what
+    // the endpoint did (which may be nothing at all).
+    const message = `the gateway answered ${status}: ${errorText(text)}`;
     if (POLICY_STATUSES.has(status)) throw new PolicyRequestError(message);
     throw new CategorizedError("provider_error", `bench-agent: ${message}`);
   }

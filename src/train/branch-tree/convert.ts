@@ -15,7 +15,7 @@ import { PRIMARY } from "../convert/rows.js";
 import { conversationOf } from "../dialects/index.js";
 import { groupKeyOf, parseGroupBy } from "../groups/groups.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
-import { scanJobs } from "../rollouts/scan.js";
+import { assertRollouts, scanJobs } from "../rollouts/scan.js";
 import { type Member, rowsOfTree } from "./rows.js";
 import { forksOf, messageKey } from "./tree.js";
 
@@ -96,6 +96,7 @@ function forkId(group: string, prefix: readonly string[]): string {
 export async function convertBranchTree(opts: BranchTreeOptions): Promise<BranchTreeResult> {
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
   const scan = await scanJobs(opts.jobs);
+  assertRollouts(scan);
   const res: BranchTreeResult = {
     rows: 0,
     rollouts: 0,

@@ -12,7 +12,7 @@ import { NORMALISATIONS } from "../groups/advantage.js";
 import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey } from "../groups/groups.js";
 import { convertJsonlInput, isJsonlInput } from "../inputs/jsonl-input.js";
 import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
-import { type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
+import { assertRollouts, type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
 import { messageWindowOf } from "../tokenizer/options.js";
 import { NO_WINDOW } from "../tokenizer/window.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
@@ -110,6 +110,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
   const window = await messageWindowOf(format, opts);
   let scan = await scanJobs(opts.jobs);
+  assertRollouts(scan);
   // Checked before anything is written; the rollouts it leaves out count nowhere.
   if (opts.canonicalSelection)
     scan = await restrictScan(scan, await readCanonicalSelection(opts.canonicalSelection), opts.jobs);

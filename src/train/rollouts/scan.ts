@@ -26,6 +26,8 @@ export interface JobScan {
   root: string;
   displayRoot: string;
   jobs: JobInfo[];
+  /** How many rollout folders the jobs hold, replaced attempts included. */
+  rolloutFolders: number;
   /** The jobs' rollouts, one job at a time (a job's facts are needed together for its retries). */
   eachJob(): AsyncGenerator<ScannedJob>;
 }
@@ -44,7 +46,7 @@ export async function assertFolder(input: string): Promise<string> {
   const stat = await fs.stat(root).catch(() => null);
   if (stat?.isFile()) {
     throw new UserInputError(
-      `${input} is a file; give a rollout folder, a job folder, a folder of jobs, or a .jsonl file (a results.jsonl or trainer rows).`,
+      `${input} is a file, not a folder; give a rollout folder, a job folder, a folder of jobs, or a .jsonl file (a results.jsonl or trainer rows).`,
     );
   }
   if (!stat?.isDirectory()) {
@@ -68,7 +70,16 @@ export async function scanJobs(input: string): Promise<JobScan> {
       yield { job, rollouts, retried: supersededIn(rollouts, job.isEvaluation) };
     }
   }
-  return { root, displayRoot: input, jobs, eachJob };
+  const rolloutFolders = found.reduce((n, j) => n + j.rolloutDirs.length, 0);
+  return { root, displayRoot: input, jobs, rolloutFolders, eachJob };
+}
+
+/** A folder with no rollout in it converts to nothing: refused (exit 2) before anything is written. */
+export function assertRollouts(scan: JobScan): void {
+  if (scan.rolloutFolders > 0) return;
+  throw new UserInputError(
+    `${scan.displayRoot} holds no rollout (no <task>__<hex> folder with a result.json below it); nothing was written. Give the folder bench run wrote (its --jobs-dir), a job folder or a rollout folder.`,
+  );
 }
 
 /** Every rollout of every job at once (convert itself goes job by job). */

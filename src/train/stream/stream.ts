@@ -1,6 +1,7 @@
 // `bench train stream` as a library: an async iterator of rollout records, already-finished ones
 // first, then each as it finishes. With groupSize, a group's records wait until it has that many
 // members and come out together with their advantages (the same rules as convert).
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/index.js";
@@ -88,10 +89,27 @@ function checkOptions(opts: StreamOptions): { by: GroupByKey[]; normalisation: N
   return { by, normalisation };
 }
 
+/**
+ * Following: a file is never going to be a jobs folder (refused); a path not there yet is waited for
+ * (a run that has not made its folder), and the wait is said, not silent.
+ */
+async function checkPath(input: string, follow: boolean, warn: ((m: string) => void) | undefined) {
+  const stat = await fs.stat(input).catch(() => null);
+  if (stat?.isFile())
+    throw new UserInputError(
+      `${input} is a file, not a folder; give a job folder or a folder of jobs (the run's --jobs-dir)`,
+    );
+  if (!follow) await assertFolder(input);
+  else if (!stat)
+    warn?.(
+      `${input} does not exist yet: waiting for a run to make it (Ctrl-C stops; --no-follow scans once and exits 2 on a missing path)`,
+    );
+}
+
 export async function* streamRollouts(input: string, opts: StreamOptions = {}): AsyncGenerator<StreamRecord> {
   const { by, normalisation } = checkOptions(opts);
   const follow = opts.follow ?? true;
-  if (!follow) await assertFolder(input);
+  await checkPath(input, follow, opts.onWarning);
   const poll = opts.pollIntervalMs ?? 1000;
   const deadline = opts.timeoutMs === undefined ? null : Date.now() + opts.timeoutMs;
   const warn = opts.onWarning ?? (() => undefined);
