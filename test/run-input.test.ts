@@ -59,7 +59,7 @@ describe("bench run: bad input", () => {
     [
       "a bad --trials",
       () => [path.join(EXAMPLES, "hello"), "--trials", "0"],
-      /--trials must be an integer >= 1/,
+      /--trials "0": expected a whole number of at least 1/,
     ],
   ];
   for (const [what, args, message] of cases) {

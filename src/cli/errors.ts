@@ -24,9 +24,11 @@ export function exitCodeOf(err: unknown): number {
   const code = commanderCode(err);
   // Usage mistakes are bad input (2), help is not.
   if (code !== null)
-    return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help"
-      ? 0
-      : 2;
+    if (code === "commander.help")
+      // `bench help run` is "commander.help" with exit 0; `bench` or `bench train` with no command gets
+      // the help on stderr with exit 1 from commander: a usage mistake, 2.
+      return (err as { exitCode?: number }).exitCode === 0 ? 0 : 2;
+  return code === "commander.helpDisplayed" || code === "commander.version" ? 0 : 2;
   return 1;
 }
 
@@ -46,4 +48,14 @@ export function reportError(err: unknown): number {
   process.stderr.write(`bench: ${messageOf(err)}\n`);
   if (process.env.BENCHFLOW_DEBUG) process.stderr.write(`${(err as Error).stack ?? ""}\n`);
   return exit;
+}
+
+/**
+ * A reader that went away (`bench run --help | head`) is not a crash: the write fails quietly and
+ * the command ends as it would have (`bench train stream` has its own listener, which stops it).
+ */
+export function ignoreClosedStdout(): void {
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
-import { reportError } from "./errors.js";
+import { ignoreClosedStdout, reportError } from "./errors.js";
 import { withHelp } from "./help.js";
 import { ROOT_HELP } from "./help-pages.js";
 import { finishProgram } from "./program.js";
@@ -28,6 +28,7 @@ function buildProgram(): Command {
 }
 
 async function main(): Promise<void> {
+  ignoreClosedStdout();
   try {
     await buildProgram().parseAsync(process.argv);
   } catch (err) {
