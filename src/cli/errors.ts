@@ -22,13 +22,10 @@ export function exitCodeOf(err: unknown): number {
   // RunStopped (the run stopped starting trials) is a JobProcessGone: an infrastructure end, exit 1.
   if (err instanceof JobProcessGone || err instanceof StreamTimeout) return err.exitCode;
   const code = commanderCode(err);
-  // Usage mistakes are bad input (2), help is not.
-  if (code !== null)
-    if (code === "commander.help")
-      // `bench help run` is "commander.help" with exit 0; `bench` or `bench train` with no command gets
-      // the help on stderr with exit 1 from commander: a usage mistake, 2.
-      return (err as { exitCode?: number }).exitCode === 0 ? 0 : 2;
-  return code === "commander.helpDisplayed" || code === "commander.version" ? 0 : 2;
+  // Usage mistakes are bad input (2), help is not. `bench help run` is "commander.help" with exit 0;
+  // `bench` or `bench train` with no command gets the help on stderr with commander's exit 1: usage, 2.
+  if (code === "commander.help") return (err as { exitCode?: number }).exitCode === 0 ? 0 : 2;
+  if (code !== null) return code === "commander.helpDisplayed" || code === "commander.version" ? 0 : 2;
   return 1;
 }
 

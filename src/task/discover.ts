@@ -29,7 +29,10 @@ export async function isTaskDir(dir: string): Promise<boolean> {
 export async function discoverTasks(tasksPath: string, opts: DiscoverOptions = {}): Promise<string[]> {
   const root = path.resolve(tasksPath);
   const st = await fs.stat(root).catch(() => null);
-  if (!st) throw new UserInputError(`tasks path ${tasksPath} does not exist`);
+  if (!st)
+    throw new UserInputError(
+      `tasks path ${tasksPath} does not exist; give a task folder or a folder of tasks`,
+    );
   if (!st.isDirectory())
     throw new UserInputError(`tasks path ${tasksPath} is a file; give a task folder or a folder of tasks`);
   let found: string[];
