@@ -73,7 +73,10 @@ describe("discoverTasks", () => {
   it("refuses a missing path and a folder that holds no task", async () => {
     await assert.rejects(discoverTasks(path.join(root, "missing")), (err: unknown) => {
       assert.ok(err instanceof UserInputError);
-      assert.equal(err.message, `tasks path ${path.join(root, "missing")} does not exist`);
+      assert.equal(
+        err.message,
+        `tasks path ${path.join(root, "missing")} does not exist; give a task folder or a folder of tasks`,
+      );
       return true;
     });
     await assert.rejects(
