@@ -68,6 +68,13 @@ describe("flag errors: one line each, in one style", () => {
       /^bench: BENCHFLOW_SANDBOX="bogus" is not a sandbox: set it to auto, namespace or container/,
     );
     assert.doesNotMatch(line, /--sandbox must/);
+    const executor = oneLine(
+      await bench(["run", HELLO, "-a", "oracle", "--dry-run", ...NS], {
+        env: { BENCHFLOW_EXECUTOR: "bogus" },
+      }),
+      "BENCHFLOW_EXECUTOR",
+    );
+    assert.match(executor, /^bench: BENCHFLOW_EXECUTOR="bogus" is not an executor: set it to local or slurm/);
     const flag = oneLine(
       await bench(["run", HELLO, "-a", "oracle", "--sandbox", "bogus"]),
       "--sandbox bogus",

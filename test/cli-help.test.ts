@@ -2,8 +2,10 @@
 // Environment where the command reads variables, Exit codes), required options marked, defaults
 // stated, no `(default: [])` noise.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { describe, it } from "node:test";
-import { bench } from "./testing/bench.js";
+import { bench, REPO } from "./testing/bench.js";
 
 /** The subcommands a help page lists under "Commands:" (without commander's own `help`). */
 function subcommands(help: string): string[] {
@@ -110,5 +112,21 @@ describe("bench --help, every command", () => {
     assert.match(optionText(help, "--sandbox"), /default: \$BENCHFLOW_SANDBOX, else auto/);
     assert.match(optionText(help, "--max-concurrent-trials"), /default: max\(-j, 4 x cores\)/);
     assert.match(optionText(help, "--include"), /repeatable\)$/, "no default after a repeatable flag");
+  });
+
+  it("no command is a usage error (2); help read by a reader that leaves (| head) is no crash", async () => {
+    const none = await bench([]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^Usage: bench /);
+    const tsx = path.join(REPO, "node_modules/tsx/dist/esm/index.mjs");
+    const main = path.join(REPO, "src/cli/main.ts");
+    const piped = spawnSync(
+      "bash",
+      ["-c", `"${process.execPath}" --import "${tsx}" "${main}" help run | head -1; exit \${PIPESTATUS[0]}`],
+      { encoding: "utf8" },
+    );
+    assert.equal(piped.stdout, "Usage: bench run [options] <task-or-dir>\n");
+    assert.equal(piped.status, 0, piped.stderr);
+    assert.doesNotMatch(piped.stderr, /EPIPE|\n\s+at /);
   });
 });

@@ -31,6 +31,7 @@ export const RUN_HELP: HelpSections = {
     "npx bench run examples/tasks -a bench-agent -m vllm/my-policy --base-url http://gpu:8000/v1 --trials 8",
     "npx bench run examples/tasks -a oracle --include 'h*' --dry-run  # the plan as JSON, nothing run",
     "npx bench run examples/tasks -a oracle --job-name 2026-01-31__12-00-00  # resume that run",
+    "npx bench run examples/tasks -a oracle --executor slurm --slurm-partition cpu  # each trial a SLURM job",
   ],
   defaults: {
     "--job-name": "the start time, e.g. 2026-01-31__12-00-00 (a new job each run)",
@@ -50,6 +51,11 @@ export const RUN_HELP: HelpSections = {
     "--temperature": "$BENCHFLOW_TEMPERATURE, else the endpoint's",
     "--top-p": "$BENCHFLOW_TOP_P, else the endpoint's",
     "--max-tokens": "$BENCHFLOW_MAX_TOKENS, else the endpoint's",
+    "--executor": "$BENCHFLOW_EXECUTOR, else local",
+    "--slurm-partition": "$BENCHFLOW_SLURM_PARTITION, else the cluster's",
+    "--slurm-account": "$BENCHFLOW_SLURM_ACCOUNT, else yours",
+    "--slurm-sbatch-arg": "$BENCHFLOW_SLURM_SBATCH_ARGS (space-separated), else none",
+    "--gateway-host": "$BENCHFLOW_SLURM_GATEWAY_HOST, else this host's address on the nodes' network",
   },
   env: {
     BENCHFLOW_SANDBOX: "the default of --sandbox: auto, namespace or container",
@@ -65,6 +71,10 @@ export const RUN_HELP: HelpSections = {
       "1: ask any endpoint for token ids; 0: never (default: vllm/ and sglang/ models)",
     BENCHFLOW_CAPTURE_TOP_LOGPROBS: "top_logprobs to ask for with --capture-tokens",
     BENCHFLOW_AGENT_CACHE: "where agent CLIs are installed (default ~/.cache/benchflow/agents)",
+    BENCHFLOW_EXECUTOR: "the default of --executor: local or slurm",
+    BENCHFLOW_SLURM_PARTITION:
+      "--slurm-partition when not given; likewise BENCHFLOW_SLURM_ACCOUNT, BENCHFLOW_SLURM_SBATCH_ARGS\n" +
+      "and BENCHFLOW_SLURM_GATEWAY_HOST for their flags",
     BENCHFLOW_TASK_TOML_ALLOW_UNKNOWN_KEYS: "1: an unknown task.toml key is a warning, not an error",
     ...DEBUG,
   },

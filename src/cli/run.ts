@@ -161,19 +161,16 @@ export function registerRunCommand(program: Command): void {
       "shared or separate (a fresh sandbox that gets only the workspace and artifacts)",
       verifierMode,
     )
-    .option("--executor <kind>", "local (default) or slurm: each trial a SLURM job ($BENCHFLOW_EXECUTOR)")
-    .option("--slurm-partition <name>", "SLURM partition ($BENCHFLOW_SLURM_PARTITION)")
-    .option("--slurm-account <name>", "SLURM account ($BENCHFLOW_SLURM_ACCOUNT)")
+    .option("--executor <kind>", "local or slurm: each trial a SLURM job")
+    .option("--slurm-partition <name>", "SLURM partition")
+    .option("--slurm-account <name>", "SLURM account")
     .option(
       "--slurm-sbatch-arg <arg>",
-      "an sbatch option passed as is, e.g. --slurm-sbatch-arg=--qos=low (repeatable; $BENCHFLOW_SLURM_SBATCH_ARGS, space-separated)",
+      "an sbatch option passed as is, e.g. --slurm-sbatch-arg=--qos=low (repeatable)",
       collect,
       [],
     )
-    .option(
-      "--gateway-host <addr>",
-      "where SLURM nodes reach the gateway (default: this host's address on their network; $BENCHFLOW_SLURM_GATEWAY_HOST)",
-    )
+    .option("--gateway-host <addr>", "where SLURM nodes reach the gateway")
     .option("--dry-run", "print the plan as JSON (tasks, sandbox, policy settings) and run nothing")
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
@@ -273,7 +270,11 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
 function executorOf(opts: RunOptions, env: NodeJS.ProcessEnv): Pick<EvaluationSettings, "executor"> {
   const kind = opts.executor ?? env.BENCHFLOW_EXECUTOR ?? "local";
   if (kind !== "local" && kind !== "slurm")
-    throw new UserInputError(`--executor must be local or slurm; got ${JSON.stringify(kind)}`);
+    throw new UserInputError(
+      opts.executor === undefined
+        ? `BENCHFLOW_EXECUTOR=${JSON.stringify(kind)} is not an executor: set it to local or slurm, or unset it (--executor overrides it)`
+        : `--executor must be local or slurm; got ${JSON.stringify(kind)}`,
+    );
   if (kind === "local") return {};
   const envArgs = (env.BENCHFLOW_SLURM_SBATCH_ARGS ?? "").split(/\s+/).filter(Boolean);
   return {
