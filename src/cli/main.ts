@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
+import { nameFlags } from "../options.js";
 import { reportError } from "./errors.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
@@ -23,6 +24,8 @@ function buildProgram(): Command {
 }
 
 async function main(): Promise<void> {
+  // Library errors name this command's flags (--trials), not the library's options (trials).
+  nameFlags();
   try {
     await buildProgram().parseAsync(process.argv);
   } catch (err) {
