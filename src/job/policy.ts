@@ -3,6 +3,7 @@
 // goes only to the gateway: never into a sandbox, config.json or any file under the jobs dir.
 import { UserInputError } from "../errors.js";
 import { checkEndpointPolicy, endpointPolicyOf, type GatewayOptions } from "../gateway/index.js";
+import type { PolicyRecord } from "../schemas/trial-config.js";
 
 export interface PolicySettings {
   baseUrl?: string | null;
@@ -29,7 +30,7 @@ export interface PolicySettings {
 export interface ResolvedPolicy {
   gateway: GatewayOptions;
   /** What config.json records: everything but the key. */
-  record: Record<string, unknown>;
+  record: PolicyRecord;
 }
 
 const DEFAULT_BASE_URLS: Record<string, string> = { openai: "https://api.openai.com/v1" };
@@ -111,9 +112,13 @@ export function resolvePolicy(
       top_p: sampling.topP ?? null,
       max_tokens: sampling.maxTokens ?? null,
     },
-    capture_tokens: capture,
+    capture_tokens: {
+      enabled: capture.enabled,
+      token_ids: capture.tokenIds,
+      top_logprobs: capture.topLogprobs,
+    },
     policy_version: s.policyVersion ?? null,
-    price_usd_per_mtok: s.price ?? null,
+    price_usd_per_mtok: s.price ? { input: s.price.inputPerMTok, output: s.price.outputPerMTok } : null,
     endpoint: {
       first_byte_timeout_sec: endpoint.firstByteTimeoutSec,
       idle_timeout_sec: endpoint.idleTimeoutSec,
