@@ -5,7 +5,7 @@ export type { Agent, AgentContext, AgentRunResult, TrajectoryEvent } from "./age
 export { CategorizedError, UserInputError } from "./errors.js";
 export type { EvaluationEvent, EvaluationResult } from "./job/evaluation.js";
 export { Evaluation } from "./job/evaluation.js";
-export type { JobCounts, LoadedJob, LoadedTrial } from "./job/load-job.js";
+export type { JobCounts, LoadedJob, LoadedTrial, LoadJobOptions } from "./job/load-job.js";
 export { loadJob } from "./job/load-job.js";
 export type { EvaluationSettings, PlannedEvaluation } from "./job/plan.js";
 export type { JobOutcome } from "./job/run-job.js";

@@ -17,6 +17,11 @@ export function optionName(key: string, flag: string): string {
   return commandLine ? flag : key;
 }
 
+/** The option with a value: `-m vllm/x` from the command, `model: "vllm/x"` from code. */
+export function optionValue(key: string, flag: string, value: string): string {
+  return commandLine ? `${flag} ${value}` : `${key}: ${JSON.stringify(value)}`;
+}
+
 /**
  * Refuse keys the options object does not have. `known` is written as a record of every key
  * (`satisfies Record<keyof Options, true>`), so a new option that is not listed fails to compile.
