@@ -67,6 +67,15 @@ describe("the library's options", () => {
     for (const msg of [trials, agent, model, multiplier]) assert.doesNotMatch(msg, /--[a-z]|\(-[a-z]\)|-m /);
   });
 
+  it("a jobsDir that is a file is named as the library's option", async () => {
+    const file = path.join(root, "a-file");
+    await fs.writeFile(file, "x");
+    const msg = await refusal(() =>
+      new Evaluation({ tasks: HELLO, agent: "oracle", jobsDir: file, sandbox: "namespace" }).run(),
+    );
+    assert.equal(msg, `jobsDir ${file}: not a folder; pass a folder, or a path where one can be made`);
+  });
+
   it("the command still names its flags for the same mistakes", async () => {
     const r = await bench(["run", HELLO, "-a", "oracel", "--trials", "2", "--jobs-dir", root]);
     assert.equal(r.code, 2);
