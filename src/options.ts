@@ -24,7 +24,7 @@ export function optionValue(key: string, flag: string, value: string): string {
 
 /**
  * Refuse keys the options object does not have. `known` is written as a record of every key
- * (`satisfies Record<keyof Options, true>`), so a new option that is not listed fails to compile.
+ * typed `Record<keyof Options, true>`, so an option added to the interface but not here fails to compile.
  */
 export function checkOptionKeys(where: string, given: unknown, known: Readonly<Record<string, true>>): void {
   if (given === undefined || given === null) return;
