@@ -5,15 +5,16 @@ export type { Agent, AgentContext, AgentRunResult, TrajectoryEvent } from "./age
 export { CategorizedError, UserInputError } from "./errors.js";
 export type { EvaluationEvent, EvaluationResult } from "./job/evaluation.js";
 export { Evaluation } from "./job/evaluation.js";
-export type { JobCounts, LoadedJob, LoadedTrial } from "./job/load-job.js";
+export type { JobCounts, LoadedJob, LoadedTrial, LoadJobOptions } from "./job/load-job.js";
 export { loadJob } from "./job/load-job.js";
 export type { EvaluationSettings, PlannedEvaluation } from "./job/plan.js";
 export type { JobOutcome } from "./job/run-job.js";
 export type { JobFolder, RolloutFolder, RolloutOutcome } from "./jobs-dir/index.js";
-export { deriveOutcome, readJobs, readRolloutFolder } from "./jobs-dir/index.js";
+export { deriveOutcome, readJobs, readRolloutFolder, readTrialConfig } from "./jobs-dir/index.js";
 export type { ExecOptions, ExecResult, Sandbox, SandboxBackend } from "./sandbox/types.js";
 export * from "./schemas/outcome.js";
 export type { AgentResult, EvaluationPlan, JobSummary, TimingInfo, TrialResult } from "./schemas/result.js";
+export type { PolicyRecord, TrialConfig } from "./schemas/trial-config.js";
 export { taskDigest } from "./task/digest.js";
 export { loadTask } from "./task/load.js";
 export type { Task, TaskConfig } from "./task/types.js";

@@ -88,7 +88,7 @@ describe("bench run: bad input", () => {
       ...NS,
     ]);
     assert.equal(run.code, 2);
-    assert.match(run.stderr.trim(), /^bench: cannot write to --jobs-dir .*a-file\/jobs \(ENOTDIR\)/);
+    assert.match(run.stderr.trim(), /^bench: --jobs-dir .*a-file\/jobs: not a folder \(.*a-file is a file\)/);
   });
 
   it("prints the plan with --dry-run and writes nothing", async () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
+import { nameFlags } from "../options.js";
 import { ignoreClosedStdout, reportError } from "./errors.js";
 import { withHelp } from "./help.js";
 import { ROOT_HELP } from "./help-pages.js";
@@ -29,6 +30,8 @@ function buildProgram(): Command {
 
 async function main(): Promise<void> {
   ignoreClosedStdout();
+  // Library errors name this command's flags (--trials), not the library's options (trials).
+  nameFlags();
   try {
     await buildProgram().parseAsync(process.argv);
   } catch (err) {

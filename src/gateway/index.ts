@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UserInputError } from "../errors.js";
+import { optionName, optionValue } from "../options.js";
 import { type GatewayCore, handleCall } from "./call.js";
 import { planCapture } from "./capture.js";
 import type { Dialect } from "./dialect.js";
@@ -197,7 +198,9 @@ function checkOptions(options: GatewayOptions, endpoint: EndpointPolicy): void {
     throw new UserInputError(`gateway: upstream.baseUrl must be http:// or https://, not ${url.protocol}`);
   }
   if (!options.upstream.model)
-    throw new UserInputError("gateway: upstream.model is empty; give -m provider/model");
+    throw new UserInputError(
+      `gateway: upstream.model is empty; give ${optionValue("model", "-m", "provider/model")}`,
+    );
   checkEndpointPolicy(endpoint);
 }
 
@@ -207,12 +210,17 @@ export function checkEndpointPolicy(endpoint: EndpointPolicy): void {
     ["firstByteTimeoutSec", "--endpoint-first-byte-timeout"],
     ["idleTimeoutSec", "--endpoint-idle-timeout"],
   ];
-  for (const [key, flag] of seconds) {
+  for (const [key, cliFlag] of seconds) {
+    const flag = optionName(`policy.${key}`, cliFlag);
     if (!(endpoint[key] > 0) || !Number.isFinite(endpoint[key]))
       throw new UserInputError(`${flag} must be a positive number of seconds, not ${endpoint[key]}`);
   }
   if (!Number.isInteger(endpoint.retries) || endpoint.retries < 0)
-    throw new UserInputError(`--endpoint-retries must be an integer >= 0, not ${endpoint.retries}`);
+    throw new UserInputError(
+      `${optionName("policy.endpointRetries", "--endpoint-retries")} must be an integer >= 0, not ${endpoint.retries}`,
+    );
   if (!Number.isInteger(endpoint.failFastCalls) || endpoint.failFastCalls < 1)
-    throw new UserInputError(`--fail-fast-calls must be an integer >= 1, not ${endpoint.failFastCalls}`);
+    throw new UserInputError(
+      `${optionName("policy.failFastCalls", "--fail-fast-calls")} must be an integer >= 1, not ${endpoint.failFastCalls}`,
+    );
 }

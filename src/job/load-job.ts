@@ -5,6 +5,7 @@
 import path from "node:path";
 import { UserInputError } from "../errors.js";
 import { type JobFolder, type RolloutFolder, readJobs } from "../jobs-dir/index.js";
+import { checkOptionKeys } from "../options.js";
 import { AGENT_ERROR_CATEGORIES, type ScoreOutcome, VERIFIER_ERROR_CATEGORIES } from "../schemas/outcome.js";
 import type { TrialResult } from "../schemas/result.js";
 import { type AttemptState, attemptOf } from "./attempts.js";
@@ -97,7 +98,19 @@ function count(counts: JobCounts, t: LoadedTrial): void {
   else counts.outcomes[t.outcome] = (counts.outcomes[t.outcome] ?? 0) + 1;
 }
 
-export async function loadJob(dir: string, options: { attempts?: "final" | "all" } = {}): Promise<LoadedJob> {
+export interface LoadJobOptions {
+  /** "final" (default): each trial's final attempt; "all": the attempts a retry replaced too. */
+  attempts?: "final" | "all";
+}
+
+const OPTIONS: Record<keyof LoadJobOptions, true> = { attempts: true };
+
+export async function loadJob(dir: string, options: LoadJobOptions = {}): Promise<LoadedJob> {
+  checkOptionKeys("loadJob", options, OPTIONS);
+  if (options.attempts !== undefined && options.attempts !== "final" && options.attempts !== "all")
+    throw new UserInputError(
+      `loadJob: attempts is "final" or "all", not ${JSON.stringify(options.attempts)}`,
+    );
   const jobs = await readJobs(dir);
   if (jobs === null) throw new UserInputError(`job folder ${dir} does not exist`);
   const trials: LoadedTrial[] = [];

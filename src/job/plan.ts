@@ -9,6 +9,7 @@ import { unofferedTaskTools } from "../agents/task-tools.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
 import { PLAN } from "../jobs-dir/layout.js";
+import { checkOptionKeys, optionName, optionValue } from "../options.js";
 import { NETWORK_FIX, networkUnavailableReason } from "../sandbox/namespace/netns.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
@@ -23,10 +24,10 @@ import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
 import { ensureWritableDir } from "./jobs-dir.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
-import { type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
+import { POLICY_SETTINGS, type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
 import type { SlurmSettings } from "./slurm/executor.js";
-import { resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
+import { MULTIPLIERS, resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
 import { applyVerifierMode, rootAgentWarning } from "./verifier-mode.js";
 
 export interface EvaluationSettings {
@@ -109,6 +110,38 @@ export interface PlannedEvaluation {
 
 const GATEWAY_ONLY = ["BENCHFLOW_PROVIDER_BASE_URL", "BENCHFLOW_PROVIDER_API_KEY"];
 
+/** Every option of an Evaluation: one not listed here is refused with the nearest name. */
+const SETTINGS: Record<keyof EvaluationSettings, true> = {
+  tasks: true,
+  agent: true,
+  model: true,
+  trials: true,
+  concurrency: true,
+  parallelJobs: true,
+  maxConcurrentTrials: true,
+  jobsDir: true,
+  jobName: true,
+  sandbox: true,
+  retryAttempts: true,
+  failFastRollouts: true,
+  include: true,
+  exclude: true,
+  agentEnv: true,
+  signal: true,
+  onEvent: true,
+  prepareTrial: true,
+  retryBackoffMs: true,
+  policy: true,
+  env: true,
+  recordSettings: true,
+  skillMode: true,
+  skillsDir: true,
+  timeoutMultipliers: true,
+  verifierHardening: true,
+  verifierEnvironmentMode: true,
+  executor: true,
+};
+
 function verifierHardening(value: unknown): "on" | "off" {
   if (value === undefined || value === "on" || value === "off") return value ?? "on";
   throw new UserInputError(`verifierHardening must be "on" or "off"; got ${JSON.stringify(value)}`);
@@ -130,25 +163,31 @@ function positiveInt(value: number | undefined, fallback: number, flag: string, 
 }
 
 export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEvaluation> {
-  const trials = positiveInt(s.trials, 1, "--trials");
-  const concurrency = positiveInt(s.concurrency, 4, "-j/--concurrency");
-  const parallelJobs = Math.min(positiveInt(s.parallelJobs, 1, "--parallel-jobs"), trials);
+  checkOptionKeys("Evaluation", s, SETTINGS);
+  checkOptionKeys("Evaluation policy", s.policy, POLICY_SETTINGS);
+  checkOptionKeys("Evaluation timeoutMultipliers", s.timeoutMultipliers, MULTIPLIERS);
+  const trials = positiveInt(s.trials, 1, optionName("trials", "--trials"));
+  const concurrency = positiveInt(s.concurrency, 4, optionName("concurrency", "-j/--concurrency"));
+  const parallelJobs = Math.min(
+    positiveInt(s.parallelJobs, 1, optionName("parallelJobs", "--parallel-jobs")),
+    trials,
+  );
   const maxConcurrentTrials = positiveInt(
     s.maxConcurrentTrials,
     defaultMaxConcurrentTrials(concurrency),
-    "--max-concurrent-trials",
+    optionName("maxConcurrentTrials", "--max-concurrent-trials"),
   );
-  const retryAttempts = positiveInt(s.retryAttempts, 2, "--retry-attempts", 0);
+  const retryAttempts = positiveInt(s.retryAttempts, 2, optionName("retryAttempts", "--retry-attempts"), 0);
   if (s.skillsDir && !(await fs.stat(s.skillsDir).catch(() => null))?.isDirectory()) {
     throw new UserInputError(
-      `--skills-dir ${s.skillsDir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
+      `${optionName("skillsDir", "--skills-dir")} ${s.skillsDir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
     );
   }
   const skillsDir = s.skillsDir ? path.resolve(s.skillsDir) : null;
   const agent = resolveAgent(s.agent, { skillMode: s.skillMode, skillsDir });
   if (agent.usesModel && !s.model) {
     throw new UserInputError(
-      `agent ${agent.name} calls a model: pass -m provider/model (e.g. -m vllm/my-policy)`,
+      `agent ${agent.name} calls a model: pass ${optionValue("model", "-m", "provider/model")} (e.g. ${optionValue("model", "-m", "vllm/my-policy")})`,
     );
   }
   const model = agent.usesModel ? (s.model ?? null) : null;
@@ -160,7 +199,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const agentEnv = Object.fromEntries(Object.entries(agentEnvAll).filter(([k]) => !GATEWAY_ONLY.includes(k)));
   if (s.jobName != null && !validJobName(s.jobName)) {
     throw new UserInputError(
-      `--job-name ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
+      `${optionName("jobName", "--job-name")} ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
     );
   }
   const tasksPath = path.resolve(s.tasks);

@@ -3,6 +3,8 @@
 // goes only to the gateway: never into a sandbox, config.json or any file under the jobs dir.
 import { UserInputError } from "../errors.js";
 import { checkEndpointPolicy, endpointPolicyOf, type GatewayOptions } from "../gateway/index.js";
+import { optionName, optionValue } from "../options.js";
+import type { PolicyRecord } from "../schemas/trial-config.js";
 
 export interface PolicySettings {
   baseUrl?: string | null;
@@ -26,10 +28,27 @@ export interface PolicySettings {
   failFastCalls?: number | null;
 }
 
+/** Every option of `policy`: one not listed here is refused with the nearest name. */
+export const POLICY_SETTINGS: Record<keyof PolicySettings, true> = {
+  baseUrl: true,
+  apiKey: true,
+  temperature: true,
+  topP: true,
+  maxTokens: true,
+  policyVersion: true,
+  captureTokens: true,
+  price: true,
+  upstreamTimeoutSec: true,
+  firstByteTimeoutSec: true,
+  idleTimeoutSec: true,
+  endpointRetries: true,
+  failFastCalls: true,
+};
+
 export interface ResolvedPolicy {
   gateway: GatewayOptions;
   /** What config.json records: everything but the key. */
-  record: Record<string, unknown>;
+  record: PolicyRecord;
 }
 
 const DEFAULT_BASE_URLS: Record<string, string> = { openai: "https://api.openai.com/v1" };
@@ -53,7 +72,7 @@ export function resolvePolicy(
   const slash = model.indexOf("/");
   if (slash <= 0 || slash === model.length - 1) {
     throw new UserInputError(
-      `-m ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`,
+      `${optionName("model", "-m")} ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`,
     );
   }
   const provider = model.slice(0, slash);
@@ -61,13 +80,15 @@ export function resolvePolicy(
   const baseUrl = s.baseUrl ?? env.BENCHFLOW_PROVIDER_BASE_URL ?? DEFAULT_BASE_URLS[provider];
   if (!baseUrl) {
     throw new UserInputError(
-      `where is ${model} served? pass --base-url http://HOST:PORT/v1 (or BENCHFLOW_PROVIDER_BASE_URL=... through --agent-env)`,
+      `where is ${model} served? pass ${optionValue("policy.baseUrl", "--base-url", "http://HOST:PORT/v1")} (or BENCHFLOW_PROVIDER_BASE_URL=... through ${optionName("agentEnv", "--agent-env")})`,
     );
   }
   try {
     new URL(baseUrl);
   } catch {
-    throw new UserInputError(`--base-url ${JSON.stringify(baseUrl)} is not a URL: use http://HOST:PORT/v1`);
+    throw new UserInputError(
+      `${optionName("policy.baseUrl", "--base-url")} ${JSON.stringify(baseUrl)} is not a URL: use http://HOST:PORT/v1`,
+    );
   }
   const sampling = {
     temperature: s.temperature ?? numberFrom("BENCHFLOW_TEMPERATURE", env.BENCHFLOW_TEMPERATURE),
@@ -111,9 +132,13 @@ export function resolvePolicy(
       top_p: sampling.topP ?? null,
       max_tokens: sampling.maxTokens ?? null,
     },
-    capture_tokens: capture,
+    capture_tokens: {
+      enabled: capture.enabled,
+      token_ids: capture.tokenIds,
+      top_logprobs: capture.topLogprobs,
+    },
     policy_version: s.policyVersion ?? null,
-    price_usd_per_mtok: s.price ?? null,
+    price_usd_per_mtok: s.price ? { input: s.price.inputPerMTok, output: s.price.outputPerMTok } : null,
     endpoint: {
       first_byte_timeout_sec: endpoint.firstByteTimeoutSec,
       idle_timeout_sec: endpoint.idleTimeoutSec,

@@ -2,6 +2,7 @@
 // or a slow policy gets more time without editing every task. Each phase's limit is the task's
 // value times the phase's multiplier, else the general one; "no limit" stays no limit.
 import { UserInputError } from "../errors.js";
+import { optionName } from "../options.js";
 import type { Task } from "../task/types.js";
 
 export interface TimeoutMultipliers {
@@ -12,6 +13,14 @@ export interface TimeoutMultipliers {
   /** The image build (the task's build_timeout_sec). */
   build?: number | null;
 }
+
+/** The options of timeoutMultipliers, for the check of unknown keys. */
+export const MULTIPLIERS: Record<keyof TimeoutMultipliers, true> = {
+  all: true,
+  agent: true,
+  verifier: true,
+  build: true,
+};
 
 const FLAGS: Record<keyof TimeoutMultipliers, string> = {
   all: "--timeout-multiplier",
@@ -25,7 +34,8 @@ export function resolveMultipliers(m: TimeoutMultipliers | undefined): Required<
   if (!m) return null;
   for (const [key, value] of Object.entries(m) as [keyof TimeoutMultipliers, number | null | undefined][]) {
     if (value != null && !(Number.isFinite(value) && value > 0)) {
-      throw new UserInputError(`${FLAGS[key]} must be a number greater than 0; got ${value}`);
+      const name = optionName(`timeoutMultipliers.${key}`, FLAGS[key]);
+      throw new UserInputError(`${name} must be a number greater than 0; got ${value}`);
     }
   }
   const all = m.all ?? null;

@@ -8,6 +8,7 @@
 //   attempts    the one final-attempt rule
 //   job-files   plan, summary (not_started, stopped), lock, job state
 //   read        a job folder read whole; a job's identity (JobInfo: id, plan) for the train side
+//   config      a rollout's config.json (older camelCase policy keys read as today's)
 //   exchange    one recorded model call: a line of trajectory/llm_trajectory.jsonl, read through guards
 export {
   type AttemptFacts,
@@ -17,6 +18,7 @@ export {
   supersededIn,
   trialKeyOf,
 } from "./attempts.js";
+export { readTrialConfig } from "./config.js";
 export {
   discoverJobs,
   type FoundJob,

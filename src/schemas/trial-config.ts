@@ -15,11 +15,14 @@ export const PolicyRecord = z.strictObject({
   }),
   capture_tokens: z.strictObject({
     enabled: z.boolean(),
-    tokenIds: z.enum(["on", "off", "auto"]),
-    topLogprobs: z.number().nullable(),
+    token_ids: z.enum(["on", "off", "auto"]),
+    top_logprobs: z.number().nullable(),
   }),
   policy_version: z.string().nullable(),
-  price_usd_per_mtok: z.unknown().describe("the --price setting as given, or null"),
+  price_usd_per_mtok: z
+    .strictObject({ input: z.number(), output: z.number() })
+    .nullable()
+    .describe("--price IN,OUT: USD per million input and output tokens, or null"),
   endpoint: z.strictObject({
     first_byte_timeout_sec: z.number(),
     idle_timeout_sec: z.number(),
@@ -27,6 +30,31 @@ export const PolicyRecord = z.strictObject({
     fail_fast_calls: z.number(),
   }),
 });
+
+/**
+ * Until issue 16 the policy record held three camelCase keys among the snake_case ones
+ * (capture_tokens.tokenIds, .topLogprobs, price_usd_per_mtok.inputPerMTok/.outputPerMTok). Job
+ * folders written then still read: their keys are renamed before the record is checked.
+ */
+const OLD_KEYS: Record<string, Record<string, string>> = {
+  capture_tokens: { tokenIds: "token_ids", topLogprobs: "top_logprobs" },
+  price_usd_per_mtok: { inputPerMTok: "input", outputPerMTok: "output" },
+};
+
+function renameOldKeys(policy: unknown): unknown {
+  if (typeof policy !== "object" || policy === null || Array.isArray(policy)) return policy;
+  const out: Record<string, unknown> = { ...policy };
+  for (const [field, renames] of Object.entries(OLD_KEYS)) {
+    const inner = out[field];
+    if (typeof inner !== "object" || inner === null || Array.isArray(inner)) continue;
+    out[field] = Object.fromEntries(Object.entries(inner).map(([k, v]) => [renames[k] ?? k, v]));
+  }
+  return out;
+}
+
+/** config.json `policy` as read: the written form, or the older one with camelCase keys. */
+export const ReadPolicyRecord = z.preprocess(renameOldKeys, PolicyRecord.loose());
+export type PolicyRecord = z.infer<typeof PolicyRecord>;
 
 const LimitRecord = z.strictObject({
   requested: z.number().nullable(),
@@ -111,6 +139,13 @@ export const WrittenTrialConfig = z
   })
   .meta({ title: "benchflow rollout config.json" });
 export type WrittenTrialConfig = z.infer<typeof WrittenTrialConfig>;
+
+/**
+ * config.json as read: keys we do not know yet (a newer writer, upstream's) are kept, not refused,
+ * and an older policy record reads as today's.
+ */
+export const TrialConfig = WrittenTrialConfig.extend({ policy: ReadPolicyRecord.nullable() }).loose();
+export type TrialConfig = z.infer<typeof TrialConfig>;
 
 /** prompts.json: the instructions the agent was given, in order. */
 export const TrialPrompts = z.array(z.string()).meta({ title: "benchflow rollout prompts.json" });

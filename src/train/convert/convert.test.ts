@@ -272,7 +272,7 @@ describe("bad input gives a clear error and keeps what was written", () => {
         groupAdvantage: "grpo",
         groupBy: "task,seed",
       }),
-      /--group-by: unknown key "seed"/,
+      /^UserInputError: groupBy: unknown key "seed"/,
     );
   });
 
@@ -281,8 +281,14 @@ describe("bad input gives a clear error and keeps what was written", () => {
     const [r] = writeGroup(root, { task: "t", rewards: [1] });
     const input = path.join(r?.dir ?? "", "trajectory", "llm_trajectory.jsonl");
     const before = fs.readFileSync(input, "utf8");
-    await assert.rejects(convertJob({ jobs: root, out: input }), /--out .* is one of the inputs/);
-    await assert.rejects(convertJob({ jobs: root, out: root }), /--out .* is one of the inputs/);
+    await assert.rejects(
+      convertJob({ jobs: root, out: input }),
+      /^UserInputError: out .* is one of the inputs/,
+    );
+    await assert.rejects(
+      convertJob({ jobs: root, out: root }),
+      /^UserInputError: out .* is one of the inputs/,
+    );
     assert.equal(fs.readFileSync(input, "utf8"), before);
   });
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
 import { JOB_MARKERS, type JobInfo, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
+import { checkOptionKeys, optionName, optionValue } from "../../options.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { mapLimit } from "../../util/limit.js";
 import { NORMALISATIONS } from "../groups/advantage.js";
@@ -27,38 +28,79 @@ import type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
 
 export type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
 
+/** Every option of convertJob: one not listed here is refused with the nearest name. */
+const OPTIONS: Record<keyof ConvertOptions, true> = {
+  jobs: true,
+  out: true,
+  format: true,
+  rowMode: true,
+  groupAdvantage: true,
+  groupBy: true,
+  minReward: true,
+  manifest: true,
+  keepGroups: true,
+  upstreamRows: true,
+  redact: true,
+  expectedRows: true,
+  canonicalSelection: true,
+  rewardVector: true,
+  subagentRows: true,
+  onWarning: true,
+  contextPolicy: true,
+  tokenizer: true,
+  tokenizerRevision: true,
+  maxLength: true,
+};
+
 function assertOptions(opts: ConvertOptions): { format: RowFormat; rowMode: RowMode } {
+  checkOptionKeys("convertJob", opts, OPTIONS);
+  // Without these, Node's own TypeError about `paths[0]` would be the message.
+  if (typeof opts.jobs !== "string" || opts.jobs === "")
+    throw new UserInputError(
+      `jobs is required: the jobs folder to read (or one job or rollout folder), e.g. jobs: "jobs"`,
+    );
+  if (typeof opts.out !== "string" || opts.out === "")
+    throw new UserInputError(
+      `${optionName("out", "--out")} is required: the file the rows go to, e.g. ${optionValue("out", "--out", "train/rows.jsonl")}`,
+    );
   const format = opts.format ?? "prime-sft";
+  const name = (key: string, flag: string) => optionName(key, flag);
   if (!ROW_FORMATS.includes(format))
-    throw new UserInputError(`--format: unknown format "${format}"; use ${ROW_FORMATS.join(", ")}.`);
+    throw new UserInputError(
+      `${name("format", "--format")}: unknown format "${format}"; use ${ROW_FORMATS.join(", ")}.`,
+    );
   const rowMode = opts.rowMode ?? "rollout";
   if (rowMode !== "rollout" && rowMode !== "exchange")
-    throw new UserInputError(`--row-mode: use rollout or exchange, not "${rowMode}".`);
+    throw new UserInputError(`${name("rowMode", "--row-mode")}: use rollout or exchange, not "${rowMode}".`);
   if (format === "tokens" && opts.rowMode === "exchange") {
     throw new UserInputError(
-      "--row-mode exchange does not apply to --format tokens, which writes one row per conversation.",
+      `${optionValue("rowMode", "--row-mode", "exchange")} does not apply to ${optionValue("format", "--format", "tokens")}, which writes one row per conversation.`,
     );
   }
   if (opts.groupAdvantage !== undefined && !NORMALISATIONS.includes(opts.groupAdvantage)) {
-    throw new UserInputError(`--group-advantage: use grpo or loo, not "${opts.groupAdvantage}".`);
+    throw new UserInputError(
+      `${name("groupAdvantage", "--group-advantage")}: use grpo or loo, not "${opts.groupAdvantage}".`,
+    );
   }
   if (opts.subagentRows && format === "tokens") {
     throw new UserInputError(
-      "--subagent-rows does not apply to --format tokens, whose rows are already one per conversation (kind subagent).",
+      `${name("subagentRows", "--subagent-rows")} does not apply to ${optionValue("format", "--format", "tokens")}, whose rows are already one per conversation (kind subagent).`,
     );
   }
   if (opts.minReward !== undefined && !Number.isFinite(opts.minReward))
-    throw new UserInputError("--min-reward: give a number, for example 0.5.");
+    throw new UserInputError(`${name("minReward", "--min-reward")}: give a number, for example 0.5.`);
   return { format, rowMode };
 }
 
 /** Writing over a file we read would lose the input: refuse before touching anything. */
 async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void> {
-  const targets: Array<[string, string]> = [["--out", opts.out]];
-  if (opts.manifest) targets.push(["--manifest", opts.manifest]);
+  const out = optionName("out", "--out");
+  const manifest = optionName("manifest", "--manifest");
+  const targets: Array<[string, string]> = [[out, opts.out]];
+  if (opts.manifest) targets.push([manifest, opts.manifest]);
   if (opts.manifest && path.resolve(opts.manifest) === path.resolve(opts.out)) {
     throw new UserInputError(
-      `--manifest and --out are the same file (${opts.out}); give the manifest its own name.`,
+      `${manifest} and ${out} are the same file (${opts.out}); give the manifest its own name.`,
     );
   }
   const jobFiles = new Set(scan.jobs.flatMap((j) => JOB_MARKERS.map((f) => path.join(j.dir, f))));

@@ -3,7 +3,10 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { UserInputError } from "../../errors.js";
+import { optionName } from "../../options.js";
 import { floatJson } from "../../util/float-json.js";
+import { MakeDirsError, makeDirs } from "../../util/make-dirs.js";
 
 const FLUSH_AT = 1 << 20;
 
@@ -16,8 +19,8 @@ export class RowWriter {
     private readonly handle: fs.FileHandle,
   ) {}
 
-  static async open(file: string): Promise<RowWriter> {
-    await fs.mkdir(path.dirname(file), { recursive: true });
+  static async open(file: string, option = optionName("out", "--out")): Promise<RowWriter> {
+    await makeParent(file, option);
     const tmp = path.join(
       path.dirname(file),
       `.${path.basename(file)}.${randomBytes(4).toString("hex")}.tmp`,
@@ -50,5 +53,17 @@ export class RowWriter {
   async abort(): Promise<void> {
     await this.handle.close().catch(() => undefined);
     await fs.rm(this.tmp, { force: true });
+  }
+}
+
+/** The output's folder, made as `mkdir -p` would; a path that cannot hold it is bad input. */
+export async function makeParent(file: string, option: string): Promise<void> {
+  try {
+    await makeDirs(path.dirname(file));
+  } catch (err) {
+    if (!(err instanceof MakeDirsError)) throw err;
+    throw new UserInputError(
+      `${option} ${file}: ${err.message}; write it somewhere else, for example train/rows.jsonl`,
+    );
   }
 }

@@ -1,6 +1,7 @@
 // The one group computation behind convert, stream and the library: keys, the seed's withholding
 // rules, and advantages over the scored members.
 import { UserInputError } from "../../errors.js";
+import { optionName } from "../../options.js";
 import {
   GROUP_BY_KEYS,
   type GroupBlock,
@@ -11,7 +12,10 @@ import {
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { baselineOf, EPS, FORMULAS, type Normalisation, STD_DDOF } from "./advantage.js";
 
-export function parseGroupBy(value: string | readonly string[], flag = "--group-by"): GroupByKey[] {
+export function parseGroupBy(
+  value: string | readonly string[],
+  flag = optionName("groupBy", "--group-by"),
+): GroupByKey[] {
   const keys = (typeof value === "string" ? value.split(",") : [...value]).map((k) => k.trim());
   const allowed: readonly string[] = GROUP_BY_KEYS;
   for (const k of keys) {

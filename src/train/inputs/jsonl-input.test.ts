@@ -258,7 +258,10 @@ describe("convert from a results.jsonl or a trainer JSONL", () => {
       convertJob({ jobs: file, out, format: "tokens" }),
       /needs a rollout or jobs directory/,
     );
-    await assert.rejects(convertJob({ jobs: file, out: file }), /--out must differ from the source JSONL/);
+    await assert.rejects(
+      convertJob({ jobs: file, out: file }),
+      /^UserInputError: out must differ from the source JSONL/,
+    );
     assert.equal(fs.existsSync(out), false);
     // From the command line: a usage error, exit 2; the source is untouched.
     const r = bench(dir, "convert", "results.jsonl", "--out", "rows.jsonl", "--group-advantage", "grpo");
@@ -410,15 +413,15 @@ describe("convert from a results.jsonl or a trainer JSONL", () => {
     const out = path.join(dir, "rows.jsonl");
     await assert.rejects(
       convertJob({ jobs: file, out, rewardVector: true }),
-      /--reward-vector needs a rollout or jobs directory/,
+      /^UserInputError: rewardVector needs a rollout or jobs directory/,
     );
     await assert.rejects(
       convertJob({ jobs: file, out, subagentRows: true }),
-      /--subagent-rows needs a rollout or jobs directory/,
+      /^UserInputError: subagentRows needs a rollout or jobs directory/,
     );
     await assert.rejects(
       convertJob({ jobs: file, out, canonicalSelection: path.join(dir, "selection.json") }),
-      /--canonical-selection needs a rollout or jobs directory/,
+      /^UserInputError: canonicalSelection needs a rollout or jobs directory/,
     );
     assert.equal(fs.existsSync(out), false);
     const r = bench(dir, "convert", "results.jsonl", "--out", "rows.jsonl", "--reward-vector");

@@ -5,6 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/index.js";
+import { checkOptionKeys, optionName } from "../../options.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { NORMALISATIONS, type Normalisation } from "../groups/advantage.js";
@@ -77,14 +78,32 @@ class Grouper {
   }
 }
 
+/** Every option of streamRollouts: one not listed here is refused with the nearest name. */
+const OPTIONS: Record<keyof StreamOptions, true> = {
+  follow: true,
+  pollIntervalMs: true,
+  timeoutMs: true,
+  groupSize: true,
+  groupBy: true,
+  groupAdvantage: true,
+  signal: true,
+  onWarning: true,
+  onEnd: true,
+};
+
 function checkOptions(opts: StreamOptions): { by: GroupByKey[]; normalisation: Normalisation } {
+  checkOptionKeys("streamRollouts", opts, OPTIONS);
   const size = opts.groupSize;
   if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
-    throw new UserInputError(`--group-size: give a whole number of at least 1, not ${String(size)}.`);
+    throw new UserInputError(
+      `${optionName("groupSize", "--group-size")}: give a whole number of at least 1, not ${String(size)}.`,
+    );
   }
   const normalisation = opts.groupAdvantage ?? "grpo";
   if (!NORMALISATIONS.includes(normalisation))
-    throw new UserInputError(`--group-advantage: use grpo or loo, not "${normalisation}".`);
+    throw new UserInputError(
+      `${optionName("groupAdvantage", "--group-advantage")}: use grpo or loo, not "${normalisation}".`,
+    );
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
   return { by, normalisation };
 }

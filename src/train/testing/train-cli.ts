@@ -3,6 +3,10 @@
 import { Command } from "commander";
 import { reportError } from "../../cli/errors.js";
 import { registerTrainCommands } from "../../cli/train.js";
+import { nameFlags } from "../../options.js";
+
+// As src/cli/main.ts: this process is the command, so errors name its flags.
+nameFlags();
 
 const program = new Command("bench").exitOverride();
 registerTrainCommands(program);

@@ -1,6 +1,7 @@
 // The tokenizer flags of convert and validate, checked as upstream checks them, and the tokenizer
 // loaded once before any row is read (a missing tokenizer fails before anything is written).
 import { UserInputError } from "../../errors.js";
+import { optionName as name, optionValue } from "../../options.js";
 import type { RowFormat } from "../validate/validate.js";
 import { type LoadedTokenizer, loadTokenizer } from "./load.js";
 import { MessageWindow } from "./window.js";
@@ -15,13 +16,23 @@ export interface TokenizerFlags {
   maxLength?: number;
 }
 
+/** "--tokenizer/--tokenizer-revision/--max-length", or the library's option names from code. */
+const tokenizerNames = () =>
+  [
+    name("tokenizer", "--tokenizer"),
+    name("tokenizerRevision", "--tokenizer-revision"),
+    name("maxLength", "--max-length"),
+  ].join("/");
+
 function anyTokenizerFlag(f: TokenizerFlags): boolean {
   return f.tokenizer !== undefined || f.tokenizerRevision !== undefined || f.maxLength !== undefined;
 }
 
 function assertMaxLength(maxLength: number | undefined): void {
   if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength >= 1))
-    throw new UserInputError(`--max-length: give a whole number of tokens of at least 1, not ${maxLength}.`);
+    throw new UserInputError(
+      `${name("maxLength", "--max-length")}: give a whole number of tokens of at least 1, not ${maxLength}.`,
+    );
 }
 
 /** convert: the message window to apply to trl-sft rows, or null with --context-policy full. */
@@ -31,23 +42,27 @@ export async function messageWindowOf(
 ): Promise<MessageWindow | null> {
   const policy = f.contextPolicy ?? "full";
   if (!CONTEXT_POLICIES.includes(policy))
-    throw new UserInputError(`--context-policy: use full or message-window, not "${policy}".`);
+    throw new UserInputError(
+      `${name("contextPolicy", "--context-policy")}: use full or message-window, not "${policy}".`,
+    );
   if (format !== "trl-sft") {
     if (policy !== "full" || anyTokenizerFlag(f))
       throw new UserInputError(
-        "--context-policy/--tokenizer/--tokenizer-revision/--max-length are supported only with --format trl-sft",
+        `${name("contextPolicy", "--context-policy")}/${tokenizerNames()} are supported only with ${optionValue("format", "--format", "trl-sft")}`,
       );
     return null;
   }
   if (policy === "full") {
     if (anyTokenizerFlag(f))
       throw new UserInputError(
-        "--tokenizer/--tokenizer-revision/--max-length require --context-policy message-window during conversion",
+        `${tokenizerNames()} require ${optionValue("contextPolicy", "--context-policy", "message-window")} during conversion`,
       );
     return null;
   }
   if (f.tokenizer === undefined || f.maxLength === undefined)
-    throw new UserInputError("--context-policy message-window requires --tokenizer and --max-length");
+    throw new UserInputError(
+      `${optionValue("contextPolicy", "--context-policy", "message-window")} requires ${name("tokenizer", "--tokenizer")} and ${name("maxLength", "--max-length")}`,
+    );
   assertMaxLength(f.maxLength);
   return new MessageWindow(await loadTokenizer(f.tokenizer, f.tokenizerRevision ?? null), f.maxLength);
 }
@@ -60,14 +75,14 @@ export async function validationTokenizerOf(
   if (!anyTokenizerFlag(f)) return null;
   if (format !== "trl-sft")
     throw new UserInputError(
-      "--tokenizer/--tokenizer-revision/--max-length are supported only with --format trl-sft",
+      `${tokenizerNames()} are supported only with ${optionValue("format", "--format", "trl-sft")}`,
     );
   assertMaxLength(f.maxLength);
   if (f.tokenizer === undefined)
     throw new UserInputError(
       f.maxLength !== undefined
-        ? "--max-length requires --tokenizer"
-        : "--tokenizer-revision requires --tokenizer",
+        ? `${name("maxLength", "--max-length")} requires ${name("tokenizer", "--tokenizer")}`
+        : `${name("tokenizerRevision", "--tokenizer-revision")} requires ${name("tokenizer", "--tokenizer")}`,
     );
   return loadTokenizer(f.tokenizer, f.tokenizerRevision ?? null);
 }

@@ -1,6 +1,7 @@
 // `bench train validate`: every row checked before a trainer sees it.
 import { promises as fs } from "node:fs";
 import { UserInputError } from "../../errors.js";
+import { checkOptionKeys, optionName } from "../../options.js";
 import { isRecord } from "../../util/jsonl.js";
 import { checkMessages, declaredToolNames } from "./messages.js";
 import type { TokenizationCheck, TokenizationSummary } from "./tokenization.js";
@@ -121,9 +122,21 @@ export interface ValidateOptions {
 
 const MAX_ERRORS = 50;
 
+/** Every option of validateRows and validateFile: one not listed here is refused with the nearest name. */
+const OPTIONS: Record<keyof ValidateOptions, true> = {
+  format: true,
+  requireToolCalls: true,
+  expectedRows: true,
+  tokenization: true,
+  checkRow: true,
+};
+
 export function validateRows(rows: Iterable<unknown>, opts: ValidateOptions = {}): ValidationReport {
+  checkOptionKeys("validateRows", opts, OPTIONS);
   if (opts.format !== undefined && !ROW_FORMATS.includes(opts.format)) {
-    throw new UserInputError(`--format: unknown format "${opts.format}"; use ${ROW_FORMATS.join(", ")}.`);
+    throw new UserInputError(
+      `${optionName("format", "--format")}: unknown format "${opts.format}"; use ${ROW_FORMATS.join(", ")}.`,
+    );
   }
   const errors: Array<{ row: number; message: string }> = [];
   let n = 0;
@@ -163,6 +176,7 @@ export class RowParseError {
 }
 
 export async function validateFile(file: string, opts: ValidateOptions = {}): Promise<ValidationReport> {
+  checkOptionKeys("validateFile", opts, OPTIONS);
   const text = await fs.readFile(file, "utf8");
   const rows: unknown[] = [];
   const lines: number[] = [];
