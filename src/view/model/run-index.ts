@@ -183,7 +183,7 @@ export class RunIndex {
         const p = this.relPath(dir);
         seen.add(p);
         const had = this.rollouts.get(p);
-        if (!had || had.resultState !== "present" || had.job !== job.id) todo.push({ dir, p, job });
+        if (had?.resultState !== "present" || had.job !== job.id) todo.push({ dir, p, job });
         else if (check) checks.push({ dir, p, job });
       }
     }
