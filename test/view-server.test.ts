@@ -317,6 +317,17 @@ describe("bench view over HTTP", () => {
     assert.match(stderr, /warning: --host 0\.0\.0\.0 is not loopback: every trajectory/);
   });
 
+  it("a port in use and a folder that is not there are the user's to fix, named in one line", async () => {
+    const port = Number(new URL(server.url).port);
+    await assert.rejects(
+      startViewServer({ jobsDir: root, port }),
+      /^UserInputError: --port \d+: already in use/,
+    );
+    const r = await bench(["view", path.join(root, "nope")]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^bench view: .*nope: no such folder; give the jobs folder bench run wrote/);
+  });
+
   it("a bad --group-by is one line naming the flag, exit 2", async () => {
     const r = await bench(["results", root, "--group-by", "task,colour"]);
     assert.equal(r.code, 2);

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { UserInputError } from "../errors.js";
 import type { Normalisation } from "../train/groups/advantage.js";
 import { abPage } from "./html/ab-page.js";
 import { html } from "./html/escape.js";
@@ -229,7 +230,24 @@ export async function startViewServer(opts: ViewServerOptions): Promise<ViewServ
   const server = createAdaptorServer({ fetch: app.fetch });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      watcher.close();
+      offProgress();
+      const port = opts.port ?? 0;
+      if (err.code === "EADDRINUSE")
+        reject(
+          new UserInputError(
+            `--port ${port}: already in use on ${host}; give another port, or 0 for any free one.`,
+          ),
+        );
+      else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
+        reject(
+          new UserInputError(
+            `--host ${host}: not an address of this machine; use 127.0.0.1, or 0.0.0.0 for every address.`,
+          ),
+        );
+      else reject(err);
+    });
     server.listen(opts.port ?? 0, host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
