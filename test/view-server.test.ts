@@ -97,6 +97,16 @@ describe("bench view over HTTP", () => {
     assert.equal((r.body.match(/<tr data-group-id=/g) ?? []).length, 3);
   });
 
+  it("orders the groups table by spread or mean on request, train's order by default", async () => {
+    const order = async (q: string) =>
+      [...(await get(`/${q}`)).body.matchAll(/<td><a href="[^"]+">task=(\w+) /g)].map((m) => m[1]);
+    assert.deepEqual(await order(""), ["bye", "hello", "same"]);
+    assert.deepEqual(await order("?sort=spread"), ["hello", "same", "bye"]);
+    // A withheld group has no mean: last.
+    assert.deepEqual(await order("?sort=-mean"), ["same", "hello", "bye"]);
+    assert.match((await get("/")).body, /data-testid="sort-spread"/);
+  });
+
   it("a group page shows train's advantages and switches between grpo and loo", async () => {
     const { href } = await groupId("hello");
     const r = await get(href);

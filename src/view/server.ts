@@ -15,7 +15,7 @@ import { groupSection, missingGroup } from "./html/group-page.js";
 import { page } from "./html/layout.js";
 import { type Links, serverLinks } from "./html/links.js";
 import { comparePage, rolloutSection } from "./html/rollout-page.js";
-import { runsPage } from "./html/runs-page.js";
+import { GROUP_SORTS, type GroupSort, runsPage } from "./html/runs-page.js";
 import { ARM_BYS, type ArmBy, armsOf } from "./model/arms.js";
 import { groupByFor, groupsOf } from "./model/groups.js";
 import { readRolloutDetail } from "./model/rollout-detail.js";
@@ -56,8 +56,12 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
     return ADVANTAGES.includes(a as Normalisation) ? (a as Normalisation) : (opts.advantage ?? "grpo");
   };
   const groupByOf = (c: Context) => c.req.query("group_by") || opts.groupBy;
+  const sortOf = (c: Context): GroupSort => {
+    const v = c.req.query("sort");
+    return GROUP_SORTS.includes(v as GroupSort) ? (v as GroupSort) : "path";
+  };
   const linksOf = (c: Context): Links =>
-    serverLinks({ advantage: advantageOf(c), groupBy: c.req.query("group_by") });
+    serverLinks({ advantage: advantageOf(c), groupBy: c.req.query("group_by"), sort: sortOf(c) });
 
   const send = (c: Context, title: string, body: ReturnType<typeof html>, status = 200, live = true) => {
     const nonce = randomBytes(16).toString("base64");
@@ -80,6 +84,7 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
       const paging = {
         groups: Number(c.req.query("groups_page") ?? 1) || 1,
         jobs: Number(c.req.query("jobs_page") ?? 1) || 1,
+        sort: sortOf(c),
       };
       const links = linksOf(c);
       const ab = links.ab();
