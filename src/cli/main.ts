@@ -6,12 +6,14 @@ import { ignoreClosedStdout, reportError } from "./errors.js";
 import { withHelp } from "./help.js";
 import { ROOT_HELP } from "./help-pages.js";
 import { finishProgram } from "./program.js";
+import { registerResultsCommand } from "./results.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
 import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
 import { registerTrainCommands } from "./train.js";
 import { registerTrialCommand } from "./trial.js";
+import { registerViewCommand } from "./view.js";
 
 function buildProgram(): Command {
   const program = new Command("bench")
@@ -24,6 +26,8 @@ function buildProgram(): Command {
   registerSandboxCommands(program);
   registerTrainCommands(program);
   registerTrialCommand(program);
+  registerViewCommand(program);
+  registerResultsCommand(program);
   // Last: the shared help and error style, for every command registered above.
   return finishProgram(program);
 }
