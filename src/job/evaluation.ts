@@ -132,7 +132,10 @@ export class Evaluation {
       }
       emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
       // One gateway per job: a policy that changes between jobs is told apart by its job.
-      const access = plan.policy && plan.model ? await openModelAccess(plan.policy, plan.model) : null;
+      const access =
+        plan.policy && plan.model
+          ? await openModelAccess(plan.policy, plan.model, job.plan.trial_index)
+          : null;
       const prepareTrial = access?.prepareTrial ?? this.settings.prepareTrial;
       let outcome: JobOutcome;
       try {
