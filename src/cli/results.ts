@@ -1,0 +1,28 @@
+// `bench results [JOBS_DIR]`: the run and group summaries in the terminal (src/view), or --json.
+import type { Command } from "commander";
+import { messageOf } from "../errors.js";
+import { loadRunSummary } from "../view/model/run-summary.js";
+import { resultsText } from "../view/results-table.js";
+import { exitCodeOf } from "./errors.js";
+
+const GROUP_BY_HELP =
+  "keys from task, agent, model, task_digest, job, policy_version (default task,agent,model,job; without job for the trial-NN jobs of --trials N)";
+
+export function registerResultsCommand(program: Command): void {
+  program
+    .command("results")
+    .description("print a run's summary, its jobs and its groups (rewards, advantages, outcomes)")
+    .argument("[jobs-dir]", "the jobs folder (or one job or trial-NN folder in it)", "jobs")
+    .option("--group-by <keys>", GROUP_BY_HELP)
+    .option("--advantage <name>", "grpo or loo", "grpo")
+    .option("--json", "print the numbers as JSON")
+    .action(async (jobsDir: string, o: { groupBy?: string; advantage: string; json?: boolean }) => {
+      try {
+        const s = await loadRunSummary(jobsDir, { groupBy: o.groupBy, advantage: o.advantage });
+        process.stdout.write(o.json ? `${JSON.stringify(s, null, 2)}\n` : resultsText(s));
+      } catch (err) {
+        process.stderr.write(`bench results: ${messageOf(err)}\n`);
+        process.exitCode = exitCodeOf(err);
+      }
+    });
+}

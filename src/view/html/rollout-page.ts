@@ -1,0 +1,96 @@
+// One rollout: instruction, trajectory in order, model calls with their tokens, verifier output,
+// rewards, timing, config.json and the raw files. All of it is the policy's text: escaped by `html`.
+import type { ModelCall, RolloutDetail, Step, Token } from "../model/rollout-detail.js";
+import { type Html, html } from "./escape.js";
+import { CATEGORY_LABEL, DASH, fixed, int, seconds } from "./format.js";
+import type { Links } from "./links.js";
+
+const BUCKETS = [0.9, 0.75, 0.6, 0.45, 0.3, 0.15, 0.05];
+
+/** A token coloured by its probability; a masked or uncaptured position has no logprob at all. */
+function tokenSpan(t: Token): Html {
+  if (t.logprob === null) return html`<span class="tok masked" title="no logprob">${t.text}</span>`;
+  const p = Math.exp(t.logprob);
+  const b = BUCKETS.findIndex((x) => p >= x);
+  const cls = `lp${b === -1 ? 7 : b}`;
+  return html`<span class="tok ${cls}" data-logprob="${String(t.logprob)}" title="logprob ${t.logprob.toFixed(4)} · p ${p.toFixed(3)}${t.id !== null ? ` · id ${t.id}` : ""}">${t.text}</span>`;
+}
+
+function stepBlock(s: Step): Html {
+  if (s.kind === "thought")
+    return html`<div class="step assistant"><details><summary class="role">reasoning</summary><pre>${s.text}</pre></details></div>`;
+  if (s.kind === "message")
+    return html`<div class="step ${s.role}" data-testid="message" data-role="${s.role}"><div class="role">${s.role}</div>
+${s.reasoning ? html`<details><summary>reasoning</summary><pre>${s.reasoning}</pre></details>` : ""}
+<pre>${s.text}</pre></div>`;
+  return html`<div class="step tool" data-testid="tool-call"><div class="role">tool call <code data-field="tool-name">${s.name}</code>${
+    s.status ? html` <span class="badge">${s.status}</span>` : ""
+  }</div>
+<div>arguments</div><pre data-field="arguments">${s.args}</pre>
+<div>output</div><pre data-field="output">${s.output ?? DASH}</pre></div>`;
+}
+
+function callBlock(c: ModelCall): Html {
+  return html`<div class="step" data-testid="model-call" data-index="${c.index}">
+<div class="role">call ${c.index + 1} · ${c.purpose} · status ${c.status ?? DASH} · latency <span data-field="latency">${c.latencyMs === null ? DASH : `${Math.round(c.latencyMs)} ms`}</span>
+· tokens in <span data-field="input-tokens">${int(c.inputTokens)}</span> / out <span data-field="output-tokens">${int(c.outputTokens)}</span>${
+    c.policyVersion ? html` · policy ${c.policyVersion}` : ""
+  }</div>
+${c.error ? html`<pre>${c.error}</pre>` : ""}
+${
+  c.tokens
+    ? html`<div data-testid="tokens">${c.tokens.map(tokenSpan)}</div>`
+    : html`<div class="muted">no token capture for this call</div>`
+}</div>`;
+}
+
+function kvTable(obj: Record<string, unknown> | null, testid: string): Html {
+  if (!obj) return html`<p class="muted" data-testid="${testid}">none recorded</p>`;
+  return html`<table class="kv" data-testid="${testid}">${Object.entries(obj).map(
+    ([k, v]) =>
+      html`<tr data-key="${k}"><td>${k}</td><td class="num">${typeof v === "number" ? String(v) : JSON.stringify(v)}</td></tr>`,
+  )}</table>`;
+}
+
+export function rolloutSection(d: RolloutDetail, links: Links, anchor?: string): Html {
+  const s = d.summary;
+  const raw = (p: string, label = p) => {
+    const href = links.raw(`${s.path}/${p}`);
+    return href ? html`<a href="${href}" data-testid="raw-link">${label}</a>` : html`<code>${label}</code>`;
+  };
+  return html`<section id="${anchor ?? "rollout"}" data-live data-rollout-page="${s.path}">
+<h1>Rollout <code>${s.path}</code></h1>
+<table class="kv" data-testid="rollout-summary">
+<tr><td>task</td><td>${s.task}</td></tr><tr><td>job</td><td>${s.job}${s.trial ? ` (${s.trial})` : ""}</td></tr>
+<tr><td>agent / model</td><td>${s.agent ?? DASH} / ${s.model ?? DASH}</td></tr>
+<tr><td>reward</td><td data-field="reward">${fixed(s.reward)}</td></tr>
+<tr><td>outcome</td><td data-field="outcome">${s.outcome ?? DASH}${s.outcomeCategory ? ` (${s.outcomeCategory})` : ""} · ${CATEGORY_LABEL[s.category]}</td></tr>
+<tr><td>policy version</td><td>${s.policyVersion ?? DASH}</td></tr>
+<tr><td>model calls</td><td>${s.calls ?? 0} (${s.okCalls ?? 0} answered)</td></tr>
+<tr><td>duration</td><td>${seconds(s.durationSec)}</td></tr>
+${s.resultProblem ? html`<tr><td>result.json</td><td>${s.resultState}: ${s.resultProblem}</td></tr>` : ""}
+${s.replaced ? html`<tr><td>replaced</td><td>by ${s.replaced.replacedBy ?? DASH} (${s.replaced.reason})</td></tr>` : ""}
+</table>
+<h2>Instruction</h2><pre data-testid="instruction">${d.instruction ?? DASH}</pre>
+<h2>Trajectory <span class="muted">(${d.trajectorySource === "agent_events" ? "the agent's events" : d.trajectorySource === "model_calls" ? "the last model call's conversation" : "none recorded"})</span></h2>
+<div data-testid="trajectory">${d.trajectory.map(stepBlock)}</div>
+<h2>Model calls (${d.calls.length})</h2>
+${d.callsProblem ? html`<p class="withheld">${d.callsProblem}</p>` : ""}
+<div data-testid="model-calls">${d.calls.map(callBlock)}</div>
+<h2>Verifier output</h2><pre data-testid="verifier-output">${d.verifierOutput ?? "(no verifier/test-stdout.txt)"}</pre>
+<h2>Rewards</h2>${kvTable(d.rewards, "rewards")}
+<h2>Timing (seconds)</h2>${kvTable(d.timing, "timing")}
+<h2>config.json</h2><pre data-testid="config">${d.config ? JSON.stringify(d.config, null, 2) : DASH}</pre>
+<details><summary>result.json</summary><pre data-testid="result">${d.result ? JSON.stringify(d.result, null, 2) : DASH}</pre></details>
+<h2>Raw files</h2><ul data-testid="raw-files">${d.files.map((f) => html`<li>${raw(f.path)} <span class="muted">${f.size} bytes</span></li>`)}</ul>
+</section>`;
+}
+
+/** Two rollouts side by side (`/compare`): the same sections, in two columns. */
+export function comparePage(a: RolloutDetail, b: RolloutDetail, links: Links): Html {
+  return html`<h1>Compare</h1>
+<p><a href="${links.rollout(a.summary.path)}">${a.summary.path}</a> (reward ${fixed(a.summary.reward)}) vs
+<a href="${links.rollout(b.summary.path)}">${b.summary.path}</a> (reward ${fixed(b.summary.reward)})</p>
+<div class="cols" data-testid="compare"><div data-side="a">${rolloutSection(a, links, "rollout-a")}</div>
+<div data-side="b">${rolloutSection(b, links, "rollout-b")}</div></div>`;
+}

@@ -1,0 +1,175 @@
+// The numbers of a run: the same for the runs page, `bench results` and `bench results --json`.
+
+import { UserInputError } from "../../errors.js";
+import type { GroupByKey } from "../../schemas/train-rows.js";
+import { NORMALISATIONS, type Normalisation } from "../../train/groups/advantage.js";
+import { type GroupOptions, groupByFor, groupsOf, type ViewGroup } from "./groups.js";
+import { RunIndex } from "./run-index.js";
+import { CATEGORIES, type Category, type RolloutSummary } from "./summary.js";
+
+export interface Totals {
+  rollouts: number;
+  scored: number;
+  mean_reward: number | null;
+  outcomes: Record<Category, number>;
+  tokens: { input: number; output: number; total: number };
+  cost_usd: number | null;
+  /** First start to last finish of the rollouts, in seconds. */
+  wall_time_sec: number | null;
+}
+
+export interface JobLine extends Totals {
+  id: string;
+  path: string;
+  trial: string | null;
+  replaced: number;
+}
+
+export interface MemberLine {
+  rollout: string;
+  name: string;
+  job: string;
+  reward: number | null;
+  advantage: number | null;
+  outcome: string | null;
+  outcome_category: string | null;
+  category: Category;
+  policy_version: string | null;
+  duration_sec: number | null;
+  withheld_reason: string | null;
+}
+
+export interface GroupLine {
+  id: string;
+  url_id: string;
+  key: Record<string, string | null>;
+  rollouts: number;
+  scored: number;
+  mean: number | null;
+  std: number | null;
+  withheld: string | null;
+  zero_spread: boolean;
+  members: MemberLine[];
+}
+
+export interface RunSummary {
+  jobs_dir: string;
+  group_by: GroupByKey[];
+  advantage: Normalisation;
+  run: Totals & { replaced: number; groups: number; withheld_groups: number; zero_spread_groups: number };
+  jobs: JobLine[];
+  groups: GroupLine[];
+}
+
+export function totalsOf(rs: readonly RolloutSummary[]): Totals {
+  const outcomes = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
+  let sum = 0;
+  let scored = 0;
+  const tokens = { input: 0, output: 0, total: 0 };
+  let cost: number | null = null;
+  let first: number | null = null;
+  let last: number | null = null;
+  for (const r of rs) {
+    outcomes[r.category]++;
+    if (r.reward !== null) {
+      sum += r.reward;
+      scored++;
+    }
+    tokens.input += r.inputTokens ?? 0;
+    tokens.output += r.outputTokens ?? 0;
+    tokens.total += r.totalTokens ?? (r.inputTokens ?? 0) + (r.outputTokens ?? 0);
+    if (r.costUsd !== null) cost = (cost ?? 0) + r.costUsd;
+    const s = r.startedAt ? Date.parse(r.startedAt) : Number.NaN;
+    const f = r.finishedAt ? Date.parse(r.finishedAt) : Number.NaN;
+    if (Number.isFinite(s)) first = first === null ? s : Math.min(first, s);
+    if (Number.isFinite(f)) last = last === null ? f : Math.max(last, f);
+  }
+  return {
+    rollouts: rs.length,
+    scored,
+    mean_reward: scored > 0 ? sum / scored : null,
+    outcomes,
+    tokens,
+    cost_usd: cost,
+    wall_time_sec: first !== null && last !== null && last >= first ? (last - first) / 1000 : null,
+  };
+}
+
+export function memberLines(g: ViewGroup): MemberLine[] {
+  return g.members.map((r, i) => ({
+    rollout: r.path,
+    name: r.name,
+    job: r.job,
+    reward: r.reward,
+    advantage: g.settled.advantages[i] ?? null,
+    outcome: r.outcome,
+    outcome_category: r.outcomeCategory,
+    category: r.category,
+    policy_version: r.policyVersion,
+    duration_sec: r.durationSec,
+    withheld_reason: g.memberReasons[i] ?? null,
+  }));
+}
+
+export function groupLine(g: ViewGroup): GroupLine {
+  return {
+    id: g.id,
+    url_id: g.urlId,
+    key: g.key,
+    rollouts: g.settled.rollouts,
+    scored: g.settled.scored,
+    mean: g.settled.mean,
+    std: g.settled.std,
+    withheld: g.withheld,
+    zero_spread: g.zeroSpread,
+    members: memberLines(g),
+  };
+}
+
+export function assertAdvantage(value: string | undefined, flag = "--advantage"): Normalisation {
+  const v = value ?? "grpo";
+  if (!NORMALISATIONS.includes(v as Normalisation))
+    throw new UserInputError(`${flag}: use grpo or loo, not "${v}".`);
+  return v as Normalisation;
+}
+
+export function summaryFromIndex(index: RunIndex, opts: GroupOptions = {}): RunSummary {
+  const by = groupByFor(index, opts.groupBy);
+  const norm = opts.advantage ?? "grpo";
+  const groups = groupsOf(index, by, norm);
+  const live = index.live();
+  const jobs: JobLine[] = index.jobs.map((j) => {
+    const rs = j.rollouts.filter((p) => !index.superseded.has(p)).map((p) => index.rollouts.get(p));
+    return {
+      id: j.id,
+      path: j.path,
+      trial: j.trial,
+      replaced: j.rollouts.length - rs.length,
+      ...totalsOf(rs.filter((r): r is RolloutSummary => r !== undefined)),
+    };
+  });
+  return {
+    jobs_dir: index.root,
+    group_by: by,
+    advantage: norm,
+    run: {
+      ...totalsOf(live),
+      replaced: index.superseded.size,
+      groups: groups.length,
+      withheld_groups: groups.filter((g) => g.withheld).length,
+      zero_spread_groups: groups.filter((g) => g.zeroSpread).length,
+    },
+    jobs,
+    groups: groups.map(groupLine),
+  };
+}
+
+/** The numbers `bench results --json` prints. */
+export async function loadRunSummary(
+  jobsDir: string,
+  opts: { groupBy?: string | readonly string[]; advantage?: Normalisation | string } = {},
+): Promise<RunSummary> {
+  const advantage = assertAdvantage(opts.advantage);
+  const index = await RunIndex.open(jobsDir);
+  return summaryFromIndex(index, { groupBy: opts.groupBy, advantage });
+}

@@ -1,0 +1,239 @@
+// `bench view`: one hono server over a jobs folder. Pages are rendered here from the index (runs,
+// groups) and from the folder on demand (a rollout); every view has its own URL and links to the
+// others. Responses carry a CSP whose nonce lets only our own inline script run.
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { Normalisation } from "../train/groups/advantage.js";
+import { abPage } from "./html/ab-page.js";
+import { html } from "./html/escape.js";
+import { groupSection, missingGroup } from "./html/group-page.js";
+import { page } from "./html/layout.js";
+import { type Links, serverLinks } from "./html/links.js";
+import { comparePage, rolloutSection } from "./html/rollout-page.js";
+import { runsPage } from "./html/runs-page.js";
+import { ARM_BYS, type ArmBy, armsOf } from "./model/arms.js";
+import { groupByFor, groupsOf } from "./model/groups.js";
+import { readRolloutDetail } from "./model/rollout-detail.js";
+import { RunIndex } from "./model/run-index.js";
+import { groupLine, summaryFromIndex } from "./model/run-summary.js";
+import { resolveRaw } from "./raw.js";
+import { watchFolder } from "./watch.js";
+
+export interface ViewServerOptions {
+  jobsDir: string;
+  host?: string;
+  port?: number;
+  groupBy?: string;
+  advantage?: Normalisation;
+  /** Poll instead of fs.watch (tests of the fallback). */
+  poll?: boolean;
+}
+
+export interface ViewServer {
+  url: string;
+  close(): Promise<void>;
+  index: RunIndex;
+}
+
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
+}
+
+const ADVANTAGES: readonly Normalisation[] = ["grpo", "loo"];
+
+export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: Normalisation }) {
+  const app = new Hono();
+  const listeners = new Set<(paths: string[]) => void>();
+
+  const advantageOf = (c: Context): Normalisation => {
+    const a = c.req.query("advantage");
+    return ADVANTAGES.includes(a as Normalisation) ? (a as Normalisation) : (opts.advantage ?? "grpo");
+  };
+  const groupByOf = (c: Context) => c.req.query("group_by") || opts.groupBy;
+  const linksOf = (c: Context): Links =>
+    serverLinks({ advantage: advantageOf(c), groupBy: c.req.query("group_by") });
+
+  const send = (c: Context, title: string, body: ReturnType<typeof html>, status = 200, live = true) => {
+    const nonce = randomBytes(16).toString("base64");
+    c.header(
+      "Content-Security-Policy",
+      `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+    );
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("Cache-Control", "no-store");
+    return c.html(page({ title, nonce, live, home: linksOf(c).home }, body), status as 200);
+  };
+
+  const userError = (c: Context, err: unknown) =>
+    send(c, "bad request", html`<h1>Bad request</h1><p>${(err as Error).message}</p>`, 400, false);
+
+  app.get("/", (c) => {
+    try {
+      const s = summaryFromIndex(index, { groupBy: groupByOf(c), advantage: advantageOf(c) });
+      const paging = {
+        groups: Number(c.req.query("groups_page") ?? 1) || 1,
+        jobs: Number(c.req.query("jobs_page") ?? 1) || 1,
+      };
+      const links = linksOf(c);
+      const ab = links.ab();
+      return send(
+        c,
+        "runs",
+        html`${runsPage(s, links, paging, ab ? html`<p><a href="${ab}" data-testid="ab-link">A/B arms (skill mode, policy version)</a></p>` : null)}`,
+      );
+    } catch (err) {
+      return userError(c, err);
+    }
+  });
+
+  app.get("/groups/:id", (c) => {
+    try {
+      const norm = advantageOf(c);
+      const by = groupByFor(index, groupByOf(c));
+      const id = c.req.param("id");
+      const g = groupsOf(index, by, norm).find((x) => x.urlId === id);
+      if (!g) return send(c, "no such group", missingGroup(id), 404);
+      return send(c, `group ${g.id}`, groupSection(groupLine(g), linksOf(c), norm));
+    } catch (err) {
+      return userError(c, err);
+    }
+  });
+
+  app.get("/rollouts/*", async (c) => {
+    const p = decodePath(new URL(c.req.url).pathname.slice("/rollouts/".length));
+    const r = p === null ? undefined : index.rollouts.get(p);
+    if (!r) return send(c, "no such rollout", html`<h1>No such rollout</h1><p>${p ?? ""}</p>`, 404, false);
+    return send(c, `rollout ${r.path}`, rolloutSection(await readRolloutDetail(r), linksOf(c)));
+  });
+
+  app.get("/compare", async (c) => {
+    const a = index.rollouts.get(c.req.query("a") ?? "");
+    const b = index.rollouts.get(c.req.query("b") ?? "");
+    if (!a || !b)
+      return send(
+        c,
+        "compare",
+        html`<h1>Compare</h1><p>Give two rollouts of this folder: /compare?a=PATH&amp;b=PATH.</p>`,
+        404,
+        false,
+      );
+    const [da, db] = await Promise.all([readRolloutDetail(a), readRolloutDetail(b)]);
+    return send(c, "compare", comparePage(da, db, linksOf(c)));
+  });
+
+  app.get("/ab", async (c) => {
+    const q = c.req.query("by");
+    const by: ArmBy = ARM_BYS.includes(q as ArmBy) ? (q as ArmBy) : "skill_mode";
+    const all = await Promise.all(ARM_BYS.map(async (b) => ({ by: b, arms: await armsOf(index, b) })));
+    const arms = all.find((x) => x.by === by)?.arms ?? new Map();
+    const others = all.map((x) => ({ by: x.by, values: [...x.arms.keys()] }));
+    const a = c.req.query("a") ?? null;
+    const b = c.req.query("b") ?? null;
+    return send(c, "A/B", abPage(by, arms, a, b, linksOf(c), others));
+  });
+
+  app.get("/raw/*", async (c) => {
+    const rest = new URL(c.req.url).pathname.slice("/raw/".length);
+    const file = await resolveRaw(index.root, rest.split("/"));
+    if (!file) return c.text("not found", 404);
+    const body = await fs.readFile(file);
+    return c.body(body, 200, {
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+      "Cache-Control": "no-store",
+    });
+  });
+
+  app.get("/events", (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: string[] = [];
+      let wake: (() => void) | null = null;
+      const listener = (paths: string[]) => {
+        queue.push(...paths);
+        wake?.();
+      };
+      listeners.add(listener);
+      stream.onAbort(() => {
+        listeners.delete(listener);
+        wake?.();
+      });
+      await stream.writeSSE({ data: JSON.stringify({ type: "hello", rollouts: index.rollouts.size }) });
+      while (!stream.aborted && !stream.closed) {
+        if (queue.length === 0) {
+          await new Promise<void>((res) => {
+            wake = res;
+            setTimeout(res, 15000).unref();
+          });
+          wake = null;
+          if (queue.length === 0 && !stream.aborted) await stream.write(": keep-alive\n\n");
+          continue;
+        }
+        const p = queue.shift() as string;
+        await stream.writeSSE({ data: JSON.stringify({ type: "rollout", path: p }) });
+      }
+      listeners.delete(listener);
+    }),
+  );
+
+  app.notFound((c) => send(c, "not found", html`<h1>Not found</h1>`, 404, false));
+
+  const notify = (paths: string[]) => {
+    if (paths.length === 0) return;
+    for (const l of listeners) l(paths);
+  };
+  return { app, notify, listeners };
+}
+
+function decodePath(encoded: string): string | null {
+  try {
+    return encoded
+      .split("/")
+      .map((s) => decodeURIComponent(s))
+      .join("/");
+  } catch {
+    return null;
+  }
+}
+
+export async function startViewServer(opts: ViewServerOptions): Promise<ViewServer> {
+  const index = await RunIndex.open(opts.jobsDir);
+  // A bad --group-by is the user's to fix before the server starts.
+  groupByFor(index, opts.groupBy);
+  const { app, notify, listeners } = buildApp(index, opts);
+  const watcher = watchFolder(
+    index.root,
+    () => {
+      index
+        .refresh()
+        .then(notify)
+        .catch(() => undefined);
+    },
+    { forcePoll: opts.poll },
+  );
+  const server = createAdaptorServer({ fetch: app.fetch });
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const shown = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${shown === "0.0.0.0" || shown === "[::]" ? "127.0.0.1" : shown}:${addr.port}/`,
+    index,
+    close: () =>
+      new Promise<void>((resolve) => {
+        watcher.close();
+        listeners.clear();
+        const s = server as unknown as { closeAllConnections?: () => void; close: (cb: () => void) => void };
+        s.close(() => resolve());
+        s.closeAllConnections?.();
+      }),
+  };
+}
