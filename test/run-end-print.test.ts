@@ -46,7 +46,10 @@ describe("bench run's last lines", () => {
       "n1",
     ]);
     assert.equal(one.code, 0, one.stderr);
-    assert.match(one.stderr, new RegExp(`bench: the run is in ${escape(elsewhere)}/oracle/trial-01/n1\n`));
+    assert.match(
+      one.stderr,
+      new RegExp(`bench: the run is in ${escapeRegExp(elsewhere)}/oracle/trial-01/n1\n`),
+    );
     assert.ok(one.stderr.includes(`bench results '${elsewhere}'   or   bench view '${elsewhere}'`));
     const quiet = await bench([
       "run",
@@ -146,6 +149,6 @@ describe("bench run's last lines", () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
