@@ -19,7 +19,11 @@ export interface ExpectedRollout {
   /** The rollout folder relative to the jobs dir (the viewer's rolloutPath), e.g. bench-agent/trial-01/view/pick-word__1a2b3c4d. */
   path: string;
   task: string;
-  /** 1, 2 or 3: the repeat job (trial-01 ...) it ran in. */
+  /** The rollout folder's name, e.g. pick-word__1a2b3c4d. */
+  name: string;
+  /** The repeat job's folder name, trial-01 ... */
+  trial: string;
+  /** 1, 2 or 3: the repeat job it ran in. */
   repeat: number;
   /** The `reward` key, null when unscored. */
   reward: number | null;
@@ -62,40 +66,9 @@ export interface ViewRun {
  * Runs the fixture into `dir` (made if missing; it becomes the jobs dir) and reads back what it
  * expects. Takes a few seconds; tests that only read the folder can share one run (sharedViewRun).
  */
-export async function makeViewRun(dir: string, extraArgs: string[] = []): Promise<ViewRun> {
+export async function makeViewRun(dir: string): Promise<ViewRun> {
   await fs.mkdir(dir, { recursive: true });
-  const policy = await startScriptedPolicy({ script: await loadPolicyScript(VIEW_POLICY) });
-  let run: BenchRun;
-  try {
-    run = await bench([
-      "run",
-      VIEW_TASKS,
-      "-a",
-      AGENT,
-      "-m",
-      "vllm/scripted",
-      "--base-url",
-      policy.baseUrl,
-      "--capture-tokens",
-      "--sandbox",
-      "namespace",
-      "--trials",
-      "3",
-      "--parallel-jobs",
-      "3",
-      "-j",
-      "2",
-      "--retry-attempts",
-      "0",
-      "--jobs-dir",
-      dir,
-      "--job-name",
-      VIEW_JOB_NAME,
-      ...extraArgs,
-    ]);
-  } finally {
-    await policy.close();
-  }
+  const run = await benchOnFixture(dir, VIEW_JOB_NAME, ["--trials", "3", "--parallel-jobs", "3"]);
   const rollouts = await readRollouts(dir);
   const group = (task: string) => {
     const members = rollouts.filter((r) => r.task === task).sort((a, b) => a.repeat - b.repeat);
@@ -138,6 +111,54 @@ export async function makeViewRun(dir: string, extraArgs: string[] = []): Promis
   };
 }
 
+/**
+ * One more rollout written into a fixture's jobs dir by a real `bench run` (pick-word, one repeat:
+ * reward 0, in job `bench-agent/trial-01/<jobName>`), e.g. while a page watches the folder. Resolves
+ * when the run has ended, with the new rollout's path relative to the jobs dir.
+ */
+export async function addViewRollout(jobsDir: string, jobName = "view-more"): Promise<ExpectedRollout> {
+  const before = new Set((await readRollouts(jobsDir, jobName)).map((r) => r.path));
+  const run = await benchOnFixture(jobsDir, jobName, ["--include", "pick-word"]);
+  const added = (await readRollouts(jobsDir, jobName)).filter((r) => !before.has(r.path));
+  if (added.length !== 1 || added[0]?.reward !== 0) {
+    throw new Error(
+      `addViewRollout: expected one new rollout with reward 0; exit ${run.code}\n${run.stderr}`,
+    );
+  }
+  return added[0];
+}
+
+/** `bench run` of the fixture tasks (bench-agent on the fixture's scripted policy) into `jobsDir`. */
+async function benchOnFixture(jobsDir: string, jobName: string, args: string[]): Promise<BenchRun> {
+  const policy = await startScriptedPolicy({ script: await loadPolicyScript(VIEW_POLICY) });
+  try {
+    return await bench([
+      "run",
+      VIEW_TASKS,
+      "-a",
+      AGENT,
+      "-m",
+      "vllm/scripted",
+      "--base-url",
+      policy.baseUrl,
+      "--capture-tokens",
+      "--sandbox",
+      "namespace",
+      "-j",
+      "2",
+      "--retry-attempts",
+      "0",
+      "--jobs-dir",
+      jobsDir,
+      "--job-name",
+      jobName,
+      ...args,
+    ]);
+  } finally {
+    await policy.close();
+  }
+}
+
 let shared: Promise<ViewRun> | null = null;
 
 /** One fixture run per test process, in a temporary folder (left for the OS to clean; it is small). */
@@ -154,10 +175,10 @@ function exists(file: string): Promise<boolean> {
 }
 
 /** The final attempts under the jobs dir (replaced attempts are left out). */
-async function readRollouts(jobsDir: string): Promise<ExpectedRollout[]> {
+async function readRollouts(jobsDir: string, jobName = VIEW_JOB_NAME): Promise<ExpectedRollout[]> {
   const out: ExpectedRollout[] = [];
   for (let repeat = 1; repeat <= 3; repeat++) {
-    const jobDir = path.join(jobsDir, AGENT, `trial-0${repeat}`, VIEW_JOB_NAME);
+    const jobDir = path.join(jobsDir, AGENT, `trial-0${repeat}`, jobName);
     const names = await fs.readdir(jobDir).catch(() => [] as string[]);
     for (const name of names.filter((n) => /__[0-9a-f]{8}$/.test(n)).sort()) {
       const text = await fs.readFile(path.join(jobDir, name, "result.json"), "utf8").catch(() => null);
@@ -167,6 +188,8 @@ async function readRollouts(jobsDir: string): Promise<ExpectedRollout[]> {
       out.push({
         path: path.relative(jobsDir, path.join(jobDir, name)).split(path.sep).join("/"),
         task: result.task_name,
+        name,
+        trial: `trial-0${repeat}`,
         repeat,
         reward: typeof result.rewards?.reward === "number" ? result.rewards.reward : null,
         errorCategory: result.error_category ?? null,
