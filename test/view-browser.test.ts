@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { startViewServer } from "../src/view/index.js";
 import { rollouts, tempDir } from "./testing/bench.js";
 import { browserSkip, launchBrowser, SCREENSHOTS, screenshot } from "./testing/browser.js";
-import { type ExpectedGroup, makeViewRun, type ViewRun } from "./testing/view-run.js";
+import { addViewRollout, type ExpectedGroup, makeViewRun, type ViewRun } from "./testing/view-run.js";
 
 // Only a guard against a hang: every wait ends as soon as the page shows what it waits for.
 const HANG = 120_000;
@@ -282,14 +282,7 @@ describe("bench view in a real browser", { skip }, () => {
       (globalThis as unknown as InPage).viewMark = 1;
     });
     // A second real `bench run` into the same folder while the page is open: one more pick-word rollout.
-    const second = makeViewRun(run.jobsDir, [
-      "--job-name",
-      "live",
-      "--trials",
-      "1",
-      "--include",
-      "pick-word",
-    ]);
+    const second = addViewRollout(run.jobsDir);
     try {
       // Read in the page itself, so each wait ends the moment the page shows it.
       const shows = (want: Record<string, string>) =>
