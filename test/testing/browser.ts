@@ -7,6 +7,7 @@ import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { REPO } from "./bench.js";
 
+// BENCHFLOW_CHROMIUM: another build of Chromium to test with (the default is Debian's).
 export const CHROMIUM = process.env.BENCHFLOW_CHROMIUM ?? "/usr/bin/chromium";
 
 // No sandbox: the tests run as root, where Chromium's own sandbox refuses to start. The rest keep a
