@@ -3,14 +3,16 @@
 // (test/testing/view-run.ts). One browser, one server and one run folder serve every subtest, so
 // the file stays quick; the subtests run in order on one page. Selectors are the DOM markers of the
 // viewer's contract. Screenshots of each page are saved for a person to look at (the folder is
-// printed as a `#` line).
+// printed as a `#` line). A second, small run against an endpoint that returns no logprobs (its own
+// folder and server, run alongside the first) shows tokens without a logprob.
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
+import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { startViewServer } from "../src/view/index.js";
-import { rollouts, tempDir } from "./testing/bench.js";
+import { bench, EXAMPLES, REPO, rollouts, tempDir } from "./testing/bench.js";
 import { browserSkip, launchBrowser, SCREENSHOTS, screenshot } from "./testing/browser.js";
 import { addViewRollout, type ExpectedGroup, makeViewRun, type ViewRun } from "./testing/view-run.js";
 
@@ -31,6 +33,28 @@ interface InPage {
   viewMark?: number;
 }
 
+/** `bench run` of hello with --capture-tokens against a scripted endpoint that returns no logprobs. */
+async function runWithoutLogprobs(jobsDir: string): Promise<string> {
+  const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
+  const policy = await startScriptedPolicy({ script, logprobs: false });
+  try {
+    const args = ["run", path.join(EXAMPLES, "hello"), "-a", "bench-agent", "-m", "vllm/scripted"];
+    const r = await bench(
+      [...args, "--base-url", policy.baseUrl, "--capture-tokens", "--sandbox", "namespace"].concat([
+        "--jobs-dir",
+        jobsDir,
+        "-q",
+      ]),
+    );
+    assert.equal(r.code, 0, r.stderr);
+  } finally {
+    await policy.close();
+  }
+  const [only] = await rollouts(jobsDir);
+  assert.ok(only);
+  return path.relative(jobsDir, only.dir).split(path.sep).join("/");
+}
+
 /** What an element shows, trimmed ("" when it has no text). */
 async function text(locator: Locator): Promise<string> {
   return ((await locator.textContent()) ?? "").trim();
@@ -40,6 +64,9 @@ describe("bench view in a real browser", { skip }, () => {
   let dir = "";
   let run: ViewRun;
   let server: { url: string; close(): Promise<void> };
+  let plainDir = "";
+  let plainRollout = "";
+  let plainServer: { url: string; close(): Promise<void> };
   let browser: Browser;
   let page: Page;
   const dialogs: string[] = [];
@@ -47,8 +74,10 @@ describe("bench view in a real browser", { skip }, () => {
 
   before(async () => {
     dir = await tempDir("view-browser");
-    run = await makeViewRun(dir);
+    plainDir = await tempDir("view-browser-plain");
+    [run, plainRollout] = await Promise.all([makeViewRun(dir), runWithoutLogprobs(plainDir)]);
     server = await startViewServer({ jobsDir: run.jobsDir, port: 0 });
+    plainServer = await startViewServer({ jobsDir: plainDir, port: 0 });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(HANG);
@@ -64,7 +93,8 @@ describe("bench view in a real browser", { skip }, () => {
   after(async () => {
     await browser?.close();
     await server?.close();
-    if (dir) await fs.rm(dir, { recursive: true, force: true });
+    await plainServer?.close();
+    for (const d of [dir, plainDir]) if (d) await fs.rm(d, { recursive: true, force: true });
   });
 
   /** The runs page's row of a group, found by its task (each fixture task is one group). */
@@ -223,6 +253,30 @@ describe("bench view in a real browser", { skip }, () => {
     await screenshot(page, "06-compare");
   });
 
+  it("tokens the endpoint returned no logprobs for are shown as absent, never as 0", async () => {
+    await page.goto(new URL(`rollouts/${plainRollout}`, plainServer.url).href);
+    await page.locator("[data-testid=model-call]").first().waitFor();
+    const calls = (
+      await fs.readFile(path.join(plainDir, plainRollout, "trajectory/llm_trajectory.jsonl"), "utf8")
+    )
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).metadata.token_capture);
+    for (const tc of calls) assert.equal(tc.unavailable.logprobs?.reason, "not_returned");
+    const sampled = calls.reduce((n, tc) => n + tc.completions[0].token_ids.length, 0);
+    const tokens = await page
+      .locator("span.tok")
+      .evaluateAll((spans) =>
+        spans.map((s) => ({
+          masked: s.classList.contains("masked"),
+          logprob: s.getAttribute("data-logprob"),
+        })),
+      );
+    assert.equal(tokens.length, sampled, "every sampled token is shown");
+    for (const t of tokens) assert.deepEqual(t, { masked: true, logprob: null });
+    await screenshot(page, "07-rollout-no-logprobs");
+  });
+
   it("a <script> in a tool output is shown as text and never runs", async () => {
     const rollout = run.spread.rollouts[0]?.path ?? "";
     const seen = dialogs.length;
@@ -243,7 +297,7 @@ describe("bench view in a real browser", { skip }, () => {
         new Promise((r) => (globalThis as unknown as InPage).requestAnimationFrame(() => setTimeout(r, 0))),
     );
     assert.equal(dialogs.length, seen, `no dialog fired: ${dialogs.join(", ")}`);
-    await screenshot(page, "07-rollout-script");
+    await screenshot(page, "08-rollout-script");
   });
 
   it("a withheld group shows bench train's reason", async () => {
@@ -254,7 +308,7 @@ describe("bench view in a real browser", { skip }, () => {
     assert.match(await text(reason), /unscored_member/);
     // No advantage for any member of a withheld group.
     assert.deepEqual(Object.values(await column("advantage")), ["—", "—", "—"]);
-    await screenshot(page, "08-group-withheld");
+    await screenshot(page, "09-group-withheld");
   });
 
   it("links navigate and the back button returns to the page before", async () => {
@@ -315,7 +369,7 @@ describe("bench view in a real browser", { skip }, () => {
       // The run writes into the folder the suite removes at the end: let it finish first.
       await second.catch(() => {});
     }
-    await screenshot(page, "09-runs-live");
+    await screenshot(page, "10-runs-live");
   });
 
   it("no page raised a script error or a dialog", () => {
