@@ -11,6 +11,7 @@ import { printRows } from "./report.js";
 import { benchRun } from "./run.js";
 import { benchScale } from "./scale.js";
 import { benchTrain } from "./train.js";
+import { benchView } from "./view.js";
 
 const sections: Record<string, { title: string; run: () => Promise<import("./report.js").BenchRow[]> }> = {
   run: { title: "bench run on the namespace sandbox (issue: bench run)", run: benchRun },
@@ -38,6 +39,10 @@ const sections: Record<string, { title: string; run: () => Promise<import("./rep
   scale: {
     title: "a group of 8 at --parallel-jobs 8 vs one job after another (issue: groups at scale)",
     run: benchScale,
+  },
+  view: {
+    title: "bench view: first page and server memory, 1,000 and 10,000 rollouts (issue: see a run)",
+    run: benchView,
   },
   endpoint: {
     title: "a failed endpoint is never a reward: endpoint down to provider_error (issue: failures)",

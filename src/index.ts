@@ -29,3 +29,13 @@ export {
   validateFile,
   validateRows,
 } from "./train/index.js";
+// issue 15: see a run (`bench view`, `bench results`)
+export type {
+  GroupLine,
+  JobLine,
+  MemberLine,
+  RunSummary,
+  ViewServer,
+  ViewServerOptions,
+} from "./view/index.js";
+export { loadRunSummary, startViewServer } from "./view/index.js";

@@ -223,6 +223,62 @@ describe("bench view over HTTP", () => {
     assert.deepEqual(cells((await get("/")).body, "rollouts"), ["10"]);
   });
 
+  for (const poll of [false, true])
+    it(`a rollout that starts and then finishes is followed to its result (${poll ? "polling" : "watching"})`, async () => {
+      const live = tmp("bf-view-live-");
+      writeGroup(live, { task: "first", rewards: [1, 0] });
+      const s = await startViewServer({ jobsDir: live, poll });
+      const ac = new AbortController();
+      const guard = setTimeout(() => ac.abort(), 60_000);
+      try {
+        const ev = await fetch(new URL("/events", s.url), { signal: ac.signal });
+        const reader = (ev.body as ReadableStream<Uint8Array>).getReader();
+        let text = "";
+        const until = async (want: string) => {
+          while (!text.includes(want)) {
+            const { value, done } = await reader.read();
+            if (done) throw new Error(`events ended before ${want}: ${text}`);
+            text += new TextDecoder().decode(value);
+          }
+          text = "";
+        };
+        await until('"type":"hello"');
+        // As bench run writes it: the folder and its config first, result.json renamed in last.
+        // A third repeat (a job of its own): in trial-02 it would be a retry of that trial's attempt.
+        const job = path.join(live, "bench-agent", "trial-03", "2026-01-01__12-00-00");
+        fs.mkdirSync(job, { recursive: true });
+        const started = writeRollout(job, { task: "first", reward: 1, result: "missing" });
+        const p = path.relative(live, started.dir);
+        await until(`"path":"${p}"`);
+        const home = async () => await (await fetch(s.url)).text();
+        assert.deepEqual(cells(await home(), "rollouts"), ["3"]);
+        const group = /data-group-id="[^"]+"[^>]*>\s*<td><a href="([^"]+)"/.exec(await home())?.[1] as string;
+        assert.match(
+          await (await fetch(new URL(group, s.url))).text(),
+          /data-testid="withheld-reason">missing_result</,
+        );
+        fs.writeFileSync(
+          path.join(started.dir, ".r.tmp"),
+          JSON.stringify({
+            task_name: "first",
+            rollout_name: path.basename(p),
+            agent: "bench-agent",
+            model: "vllm/policy",
+            rewards: { reward: 1 },
+          }),
+        );
+        fs.renameSync(path.join(started.dir, ".r.tmp"), path.join(started.dir, "result.json"));
+        await until(`"path":"${p}"`);
+        const after = await (await fetch(new URL(group, s.url))).text();
+        assert.doesNotMatch(after, /data-testid="withheld-reason"/);
+        assert.deepEqual(cells(after, "reward"), ["1.000", "0.000", "1.000"]);
+      } finally {
+        clearTimeout(guard);
+        ac.abort();
+        await s.close();
+      }
+    });
+
   it("--export writes one self-contained page, links as anchors, nothing from outside", async () => {
     const out = path.join(outside, "run.html");
     const r = await bench(["view", root, "--export", out]);

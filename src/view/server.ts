@@ -21,7 +21,7 @@ import { readRolloutDetail } from "./model/rollout-detail.js";
 import { RunIndex } from "./model/run-index.js";
 import { groupLine, summaryFromIndex } from "./model/run-summary.js";
 import { resolveRaw } from "./raw.js";
-import { watchFolder } from "./watch.js";
+import { watchIndex } from "./watch.js";
 
 export interface ViewServerOptions {
   jobsDir: string;
@@ -43,6 +43,7 @@ export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);
 }
 
+const WAIT_FOR_INDEX = 2000;
 const ADVANTAGES: readonly Normalisation[] = ["grpo", "loo"];
 
 export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: Normalisation }) {
@@ -98,7 +99,11 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
       const id = c.req.param("id");
       const g = groupsOf(index, by, norm).find((x) => x.urlId === id);
       if (!g) return send(c, "no such group", missingGroup(id), 404);
-      return send(c, `group ${g.id}`, groupSection(groupLine(g), linksOf(c), norm));
+      return send(
+        c,
+        `group ${g.id}`,
+        html`${progressBlock(index)}${groupSection(groupLine(g), linksOf(c), norm)}`,
+      );
     } catch (err) {
       return userError(c, err);
     }
@@ -153,9 +158,12 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
   app.get("/events", (c) =>
     streamSSE(c, async (stream) => {
       const queue: string[] = [];
+      const progress = () => ({ type: "progress", ...index.progress });
       let wake: (() => void) | null = null;
+      // One event per rollout; a batch of the first read of a large folder is one progress event.
       const listener = (paths: string[]) => {
-        queue.push(...paths);
+        if (paths.length > 32) queue.push("");
+        else queue.push(...paths);
         wake?.();
       };
       listeners.add(listener);
@@ -175,7 +183,7 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
           continue;
         }
         const p = queue.shift() as string;
-        await stream.writeSSE({ data: JSON.stringify({ type: "rollout", path: p }) });
+        await stream.writeSSE({ data: JSON.stringify(p === "" ? progress() : { type: "rollout", path: p }) });
       }
       listeners.delete(listener);
     }),
@@ -190,6 +198,12 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
   return { app, notify, listeners };
 }
 
+/** While a large folder is still being read, the pages say how far (and fill in live). */
+function progressBlock(index: RunIndex) {
+  const p = index.progress;
+  return html`<p id="index-progress" data-live data-testid="index-progress"${p.read < p.total ? "" : html` hidden`}>reading the folder: ${p.read} of ${p.total} rollouts read; the numbers below are of those.</p>`;
+}
+
 function decodePath(encoded: string): string | null {
   try {
     return encoded
@@ -202,20 +216,16 @@ function decodePath(encoded: string): string | null {
 }
 
 export async function startViewServer(opts: ViewServerOptions): Promise<ViewServer> {
-  const index = await RunIndex.open(opts.jobsDir);
+  // The first page need not wait for every rollout: the folders are found, the rollouts read after.
+  const index = await RunIndex.open(opts.jobsDir, { background: true });
+  // A folder of a few thousand rollouts is read before the first answer (a page is then never
+  // partial for a small run); a larger one answers at once and its pages fill in as it is read.
+  if (index.progress.total <= WAIT_FOR_INDEX) await index.ready;
   // A bad --group-by is the user's to fix before the server starts.
   groupByFor(index, opts.groupBy);
   const { app, notify, listeners } = buildApp(index, opts);
-  const watcher = watchFolder(
-    index.root,
-    () => {
-      index
-        .refresh()
-        .then(notify)
-        .catch(() => undefined);
-    },
-    { forcePoll: opts.poll },
-  );
+  const offProgress = index.onChange(notify);
+  const watcher = watchIndex(index, () => undefined, { forcePoll: opts.poll });
   const server = createAdaptorServer({ fetch: app.fetch });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
@@ -230,6 +240,7 @@ export async function startViewServer(opts: ViewServerOptions): Promise<ViewServ
     close: () =>
       new Promise<void>((resolve) => {
         watcher.close();
+        offProgress();
         listeners.clear();
         const s = server as unknown as { closeAllConnections?: () => void; close: (cb: () => void) => void };
         s.close(() => resolve());

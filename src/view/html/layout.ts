@@ -17,7 +17,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 pre{white-space:pre-wrap;word-break:break-word;background:#f3f5f7;border:1px solid #e1e5ea;padding:6px;margin:4px 0;max-height:480px;overflow:auto}
 .step{border-left:3px solid #c5ccd4;padding:2px 8px;margin:6px 0}
 .step.user{border-color:#4b7bd8}.step.assistant{border-color:#3b9a5b}.step.tool{border-color:#c27b1a}
-.role{font-weight:600;font-size:12px;text-transform:uppercase;color:#5a6570}
+.role{font-weight:600;font-size:12px;color:#5a6570}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:16px}
 .kv td:first-child{font-weight:600}
 span.tok{font-family:ui-monospace,monospace;font-size:12px;padding:0 1px;border-radius:2px;white-space:pre}

@@ -1,17 +1,20 @@
 // The viewer's index of a jobs folder: one compact summary per rollout (summary.ts), read through
-// the jobs-dir reader and train's facts, the same as `bench train` reads them. `refresh` re-reads
-// only the rollouts whose result.json or replaced.json changed, so a folder a running `bench run`
-// writes is followed at the cost of a stat per rollout.
+// the jobs-dir reader and train's facts, the same as `bench train` reads them.
+//
+// Opening finds the folders first (cheap: a readdir per job) and reads the rollouts after, in path
+// order, so a server can answer while a large folder is still being read (`progress` says how far;
+// the pages say so). A refresh re-reads only what can have changed: new rollout folders, rollouts
+// without a final result yet, and, in the jobs a change was seen in, folders whose mtime moved (a
+// result.json or replaced.json renamed in changes it).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import {
   discoverJobs,
+  type FoundJob,
   type JobInfo,
-  REPLACED,
-  RESULT,
-  readJobInfos,
+  jobIds,
+  readJobInfo,
   supersededIn,
-  TRAJECTORY,
   trialOf,
 } from "../../jobs-dir/index.js";
 import { readRollout } from "../../train/rollouts/facts.js";
@@ -30,20 +33,15 @@ export interface IndexedJob {
   rollouts: string[];
 }
 
-const mtimeOf = async (file: string): Promise<number> => {
-  const st = await fs.stat(file).catch(() => null);
-  return st ? st.mtimeMs : -1;
-};
-
-/** What says a rollout changed: its result, its marker and its model calls. */
-async function signatureOf(dir: string): Promise<string> {
-  const [r, m, t] = await Promise.all([
-    mtimeOf(path.join(dir, RESULT)),
-    mtimeOf(path.join(dir, REPLACED)),
-    mtimeOf(path.join(dir, TRAJECTORY)),
-  ]);
-  return `${r}:${m}:${t}`;
+export interface Progress {
+  /** Rollout folders read so far, of those found. */
+  read: number;
+  total: number;
 }
+
+type Listener = (changed: string[]) => void;
+
+const BATCH = 256;
 
 export class RunIndex {
   readonly root: string;
@@ -51,27 +49,65 @@ export class RunIndex {
   readonly rollouts = new Map<string, RolloutSummary>();
   /** Rollout path -> the attempt that replaced it (a marker, or the attempt rule). */
   superseded = new Map<string, string | null>();
+  /** Folders above the jobs (new jobs appear in them). */
+  above: string[] = [];
   /** Bumped on every change: caches of groups key on it. */
   version = 0;
-  private readonly signatures = new Map<string, string>();
-  private refreshing: Promise<string[]> | null = null;
-  private again = false;
+  private infos = new Map<string, JobInfo>();
+  private found: FoundJob[] = [];
+  private running: Promise<string[]> | null = null;
+  private queued: { full: boolean; jobs: Set<string> } | null = null;
+  private readonly listeners = new Set<Listener>();
+  private total = 0;
 
   private constructor(root: string) {
     this.root = root;
   }
 
-  static async open(jobsDir: string): Promise<RunIndex> {
+  /**
+   * The index of a folder. `background`: return once the folders are found and read the rollouts
+   * after (a server's first page need not wait for 10,000 result.json files); `ready` settles then.
+   */
+  static async open(jobsDir: string, opts: { background?: boolean } = {}): Promise<RunIndex> {
     const index = new RunIndex(await assertFolder(jobsDir));
-    await index.refresh();
+    const first = index.refresh({ full: true });
+    if (opts.background) await index.discovered;
+    else await first;
     return index;
   }
 
-  relPath(dir: string): string {
-    return path.relative(this.root, dir).split(path.sep).join("/") || ".";
+  private discovered: Promise<void> = Promise.resolve();
+  private markDiscovered: () => void = () => undefined;
+
+  /** Settles when every rollout found so far has been read. */
+  get ready(): Promise<void> {
+    return (this.running ?? Promise.resolve([])).then(() => undefined);
   }
 
-  /** Live rollouts (not replaced), in path order. */
+  get progress(): Progress {
+    return { read: this.total - this.unread(), total: this.total };
+  }
+
+  private unread(): number {
+    let n = 0;
+    for (const j of this.jobs) for (const p of j.rollouts) if (!this.rollouts.has(p)) n++;
+    return n;
+  }
+
+  onChange(l: Listener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  relPath(dir: string): string {
+    // The reader builds every folder it finds by joining onto the root: a prefix cut, not path.relative
+    // (which resolves both paths; three times per rollout per refresh adds up at 10,000).
+    const prefix = this.root.endsWith(path.sep) ? this.root : this.root + path.sep;
+    const rel = dir.startsWith(prefix) ? dir.slice(prefix.length) : path.relative(this.root, dir);
+    return (path.sep === "/" ? rel : rel.split(path.sep).join("/")) || ".";
+  }
+
+  /** Read rollouts that are not replaced, in path order. */
   live(): RolloutSummary[] {
     const out: RolloutSummary[] = [];
     for (const j of this.jobs)
@@ -82,66 +118,130 @@ export class RunIndex {
     return out;
   }
 
-  /** Re-reads what changed; the paths of the rollouts that did. Calls made meanwhile run once after. */
-  refresh(): Promise<string[]> {
-    if (this.refreshing) {
-      this.again = true;
-      return this.refreshing;
-    }
-    this.refreshing = (async () => {
-      const changed: string[] = [];
-      do {
-        this.again = false;
-        changed.push(...(await this.scan()));
-      } while (this.again);
-      return [...new Set(changed)];
-    })().finally(() => {
-      this.refreshing = null;
-    });
-    return this.refreshing;
+  /** Rollouts still waiting for their final result.json: the folders worth watching. */
+  pendingDirs(): string[] {
+    const out: string[] = [];
+    for (const r of this.rollouts.values()) if (r.resultState !== "present") out.push(r.dir);
+    return out;
   }
 
-  private async scan(): Promise<string[]> {
-    const found = await discoverJobs(this.root);
-    const infos = await readJobInfos(found);
+  /**
+   * Re-reads what can have changed; `jobs`: job folders a change was seen in (their rollouts'
+   * mtimes are checked), `full`: every job's. Calls made meanwhile are merged and run once after.
+   */
+  refresh(scope: { full?: boolean; jobs?: Iterable<string> } = {}): Promise<string[]> {
+    if (this.running) {
+      this.queued ??= { full: false, jobs: new Set() };
+      this.queued.full ||= scope.full === true;
+      for (const j of scope.jobs ?? []) this.queued.jobs.add(j);
+      return this.running;
+    }
+    this.discovered = new Promise((r) => {
+      this.markDiscovered = r;
+    });
+    const run = (async () => {
+      const changed: string[] = [];
+      let next: { full: boolean; jobs: Set<string> } | null = {
+        full: scope.full === true,
+        jobs: new Set(scope.jobs ?? []),
+      };
+      while (next) {
+        changed.push(...(await this.scan(next.full, next.jobs)));
+        next = this.queued;
+        this.queued = null;
+      }
+      return [...new Set(changed)];
+    })().finally(() => {
+      this.running = null;
+      this.markDiscovered();
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async scan(full: boolean, scoped: Set<string>): Promise<string[]> {
+    const above: string[] = [];
+    const found = await discoverJobs(this.root, (d) => above.push(d));
+    const ids = jobIds(found.map((f) => f.dir));
+    const byDir = new Map(this.found.map((f) => [f.dir, f]));
+    const infos = new Map<string, JobInfo>();
+    await mapLimit(found, 8, async (f) => {
+      const known = this.infos.get(f.dir);
+      // A job's plan is written before its first rollout: read it again only for a job new here.
+      infos.set(
+        f.dir,
+        known && known.id === ids.get(f.dir) && byDir.has(f.dir) ? known : await readJobInfo(f, ids),
+      );
+    });
     const seen = new Set<string>();
-    const changed: string[] = [];
-    const jobs: IndexedJob[] = [];
-    const superseded = new Map<string, string | null>();
-    for (const [i, f] of found.entries()) {
-      const job = infos[i] as JobInfo;
-      const paths = f.rolloutDirs.map((d) => this.relPath(d));
-      await mapLimit(f.rolloutDirs, 32, async (dir) => {
+    const todo: Array<{ dir: string; p: string; job: JobInfo }> = [];
+    const checks: Array<{ dir: string; p: string; job: JobInfo }> = [];
+    for (const f of found) {
+      const job = infos.get(f.dir) as JobInfo;
+      const check = full || scoped.has(f.dir);
+      for (const dir of f.rolloutDirs) {
         const p = this.relPath(dir);
         seen.add(p);
-        const sig = await signatureOf(dir);
-        if (this.signatures.get(p) === sig && this.rollouts.has(p)) return;
-        const facts = await readRollout(dir, { job, root: this.root, displayRoot: this.root });
-        this.rollouts.set(p, await summaryOf(facts, this.root));
-        this.signatures.set(p, sig);
-        changed.push(p);
-      });
-      const summaries = paths.map((p) => this.rollouts.get(p) as RolloutSummary);
-      for (const [dir, r] of supersededIn(summaries, f.isEvaluation))
-        superseded.set(this.relPath(dir), r.replacedBy);
-      jobs.push({
-        id: job.id,
-        dir: f.dir,
-        path: this.relPath(f.dir),
-        trial: trialOf(f.dir),
-        isEvaluation: f.isEvaluation,
-        rollouts: paths,
-      });
+        const had = this.rollouts.get(p);
+        if (had?.resultState !== "present" || had.job !== job.id) todo.push({ dir, p, job });
+        else if (check) checks.push({ dir, p, job });
+      }
     }
+    // A finished rollout changes only by a file renamed into its folder (a retry's replaced.json).
+    await mapLimit(checks, 32, async (c) => {
+      const st = await fs.stat(c.dir).catch(() => null);
+      if (st?.mtimeMs !== this.rollouts.get(c.p)?.mtimeMs) todo.push(c);
+    });
+    const removed: string[] = [];
     for (const p of [...this.rollouts.keys()])
       if (!seen.has(p)) {
         this.rollouts.delete(p);
-        this.signatures.delete(p);
-        changed.push(p);
+        removed.push(p);
       }
-    if (changed.length > 0 || jobs.length !== this.jobs.length) this.version++;
-    this.jobs = jobs;
-    this.superseded = superseded;
+    this.found = found;
+    this.infos = infos;
+    this.above = above;
+    this.jobs = found.map((f) => ({
+      id: (infos.get(f.dir) as JobInfo).id,
+      dir: f.dir,
+      path: this.relPath(f.dir),
+      trial: trialOf(f.dir),
+      isEvaluation: f.isEvaluation,
+      rollouts: f.rolloutDirs.map((d) => this.relPath(d)),
+    }));
+    this.total = seen.size;
+    this.settle();
+    if (removed.length > 0 || todo.length > 0) this.version++;
+    this.markDiscovered();
+    const changed = [...removed];
+    for (let i = 0; i < todo.length; i += BATCH) {
+      const batch = todo.slice(i, i + BATCH);
+      await mapLimit(batch, 32, async ({ dir, p, job }) => {
+        const facts = await readRollout(dir, { job, root: this.root, displayRoot: this.root });
+        this.rollouts.set(p, await summaryOf(facts, this.root));
+      });
+      changed.push(...batch.map((b) => b.p));
+      this.settle();
+      this.version++;
+      this.emit(batch.map((b) => b.p));
+    }
+    if (removed.length > 0) this.emit(removed);
     return changed;
+  }
+
+  /** The attempt rule over each job's read rollouts. */
+  private settle(): void {
+    const superseded = new Map<string, string | null>();
+    for (const f of this.found) {
+      const rs = f.rolloutDirs.map((d) => this.rollouts.get(this.relPath(d))).filter((r) => r !== undefined);
+      for (const [dir, r] of supersededIn(rs, f.isEvaluation))
+        superseded.set(this.relPath(dir), r.replacedBy);
+    }
+    this.superseded = superseded;
+  }
+
+  private emit(changed: string[]): void {
+    if (changed.length === 0) return;
+    for (const l of this.listeners) l(changed);
   }
 }

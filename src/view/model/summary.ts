@@ -59,6 +59,16 @@ export interface RolloutSummary {
   durationSec: number | null;
 }
 
+// The same few values (agent, model, task, job, outcome) repeat across thousands of rollouts: one copy each.
+const pool = new Map<string, string>();
+function intern<T extends string | null>(s: T): T {
+  if (s === null) return s;
+  const hit = pool.get(s);
+  if (hit !== undefined) return hit as T;
+  if (pool.size < 100_000) pool.set(s, s);
+  return s;
+}
+
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 export function categoryOf(f: Pick<RolloutFacts, "outcomeCategory" | "resultState" | "reward">): Category {
@@ -107,26 +117,26 @@ export async function summaryOf(f: RolloutFacts, root: string): Promise<RolloutS
     path: f.relPath,
     dir: f.dir,
     name: f.name,
-    job: f.job.id,
-    jobPath: jobRel || ".",
-    trial: trialOf(f.job.dir),
-    task: f.task,
-    agent: f.agent,
-    model: f.model,
-    taskDigest: f.taskDigest,
+    job: intern(f.job.id),
+    jobPath: intern(jobRel || "."),
+    trial: intern(trialOf(f.job.dir)),
+    task: intern(f.task),
+    agent: intern(f.agent),
+    model: intern(f.model),
+    taskDigest: intern(f.taskDigest),
     resultState: f.resultState,
     resultProblem: f.resultProblem,
     reward: f.reward,
     rewards: f.rewards,
-    outcome: f.outcome,
-    outcomeCategory: f.outcomeCategory,
-    error: f.error,
+    outcome: intern(f.outcome),
+    outcomeCategory: intern(f.outcomeCategory),
+    error: intern(f.error),
     category: categoryOf(f),
     replaced: f.replaced,
     attempt: f.attempt,
     member: f.member,
     mtimeMs: f.mtimeMs,
-    policyVersion: policyVersionKey(f, versions),
+    policyVersion: intern(policyVersionKey(f, versions)),
     calls,
     okCalls,
     callsProblem,

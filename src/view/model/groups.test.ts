@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { writeGroup, writeJob } from "../../train/testing/job-builder.js";
+import { tmp } from "../../train/testing/tmp.js";
+import { armsOf } from "./arms.js";
+import { groupByFor, groupsOf } from "./groups.js";
+import { RunIndex } from "./run-index.js";
+import { summaryFromIndex } from "./run-summary.js";
+
+describe("the viewer's groups", () => {
+  it("leaves job out by default for the trial-NN jobs of --trials N, and keeps it for one job", async () => {
+    const trials = tmp("bf-vg-");
+    writeGroup(trials, { task: "t", rewards: [0, 1] });
+    assert.deepEqual(groupByFor(await RunIndex.open(trials)), ["task", "agent", "model"]);
+    const one = tmp("bf-vg-");
+    writeJob({
+      dir: path.join(one, "job"),
+      rollouts: [
+        { task: "t", reward: 0 },
+        { task: "u", reward: 1 },
+      ],
+    });
+    assert.deepEqual(groupByFor(await RunIndex.open(one)), ["task", "agent", "model", "job"]);
+    // The user's keys win; with job, every trial-NN repeat is a group of its own.
+    const index = await RunIndex.open(trials);
+    assert.equal(groupsOf(index, groupByFor(index, "task,agent,model,job"), "grpo").length, 2);
+  });
+
+  it("groups by policy version from the calls, and marks zero spread only with two scored equal rewards", async () => {
+    const root = tmp("bf-vg-");
+    writeGroup(root, {
+      task: "t",
+      rewards: [1, 1, 0, 1],
+      each: [
+        { calls: [{ policyVersion: "v1" }] },
+        { calls: [{ policyVersion: "v1" }] },
+        { calls: [{ policyVersion: "v2" }] },
+        { calls: [{ policyVersion: "v3" }] },
+      ],
+    });
+    const index = await RunIndex.open(root);
+    const groups = groupsOf(index, ["task", "policy_version"], "grpo");
+    assert.deepEqual(
+      groups.map((g) => [g.key.policy_version, g.members.length, g.zeroSpread]),
+      [
+        ["v1", 2, true],
+        ["v2", 1, false],
+        ["v3", 1, false],
+      ],
+    );
+    const arms = await armsOf(index, "policy_version");
+    assert.deepEqual([...arms.keys()].sort(), ["v1", "v2", "v3"]);
+  });
+
+  it("reads the --skill-mode arm of each rollout from its config.json", async () => {
+    const root = tmp("bf-vg-");
+    const built = writeGroup(root, { task: "t", rewards: [1, 0, 1, 1] });
+    for (const [i, b] of built.entries()) {
+      const file = path.join(b.dir, "config.json");
+      const config = JSON.parse(fs.readFileSync(file, "utf8"));
+      fs.writeFileSync(file, JSON.stringify({ ...config, skill_mode: i < 2 ? "with-skill" : "no-skill" }));
+    }
+    const arms = await armsOf(await RunIndex.open(root), "skill_mode");
+    assert.deepEqual(
+      [...arms].map(([k, v]) => [k, v.map((r) => r.reward)]),
+      [
+        ["with-skill", [1, 0]],
+        ["no-skill", [1, 1]],
+      ],
+    );
+  });
+
+  it("counts outcomes by owner and leaves replaced attempts out of the run and its groups", async () => {
+    const root = tmp("bf-vg-");
+    const job = path.join(root, "job");
+    writeJob({
+      dir: job,
+      rollouts: [
+        { task: "a", reward: 1 },
+        { task: "b", reward: 0, error: "timeout" },
+        { task: "c", reward: null, error: "sandbox_setup" },
+        { task: "d", reward: null, verifierError: "verifier_failure" },
+        { task: "e", result: "missing" },
+        { task: "a", reward: 0, replacedBy: "a__00000000", attempt: 0 },
+      ],
+    });
+    const s = summaryFromIndex(await RunIndex.open(root));
+    assert.equal(s.run.rollouts, 5);
+    assert.equal(s.run.replaced, 1);
+    assert.deepEqual(s.run.outcomes, {
+      scored: 1,
+      policy_failure: 1,
+      infrastructure_failure: 1,
+      task_failure: 1,
+      withheld: 1,
+    });
+    assert.equal(s.groups.find((g) => g.key.task === "a")?.rollouts, 1);
+  });
+});
