@@ -97,6 +97,16 @@ describe("bench view over HTTP", () => {
     assert.equal((r.body.match(/<tr data-group-id=/g) ?? []).length, 3);
   });
 
+  it("orders the groups table by spread or mean on request, train's order by default", async () => {
+    const order = async (q: string) =>
+      [...(await get(`/${q}`)).body.matchAll(/<td><a href="[^"]+">task=(\w+) /g)].map((m) => m[1]);
+    assert.deepEqual(await order(""), ["bye", "hello", "same"]);
+    assert.deepEqual(await order("?sort=spread"), ["hello", "same", "bye"]);
+    // A withheld group has no mean: last.
+    assert.deepEqual(await order("?sort=-mean"), ["same", "hello", "bye"]);
+    assert.match((await get("/")).body, /data-testid="sort-spread"/);
+  });
+
   it("a group page shows train's advantages and switches between grpo and loo", async () => {
     const { href } = await groupId("hello");
     const r = await get(href);
@@ -315,6 +325,17 @@ describe("bench view over HTTP", () => {
     child.kill("SIGTERM");
     await new Promise((r) => child.on("close", r));
     assert.match(stderr, /warning: --host 0\.0\.0\.0 is not loopback: every trajectory/);
+  });
+
+  it("a port in use and a folder that is not there are the user's to fix, named in one line", async () => {
+    const port = Number(new URL(server.url).port);
+    await assert.rejects(
+      startViewServer({ jobsDir: root, port }),
+      /^UserInputError: --port \d+: already in use/,
+    );
+    const r = await bench(["view", path.join(root, "nope")]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^bench view: .*nope: no such folder; give the jobs folder bench run wrote/);
   });
 
   it("a bad --group-by is one line naming the flag, exit 2", async () => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { UserInputError } from "../errors.js";
 import type { Normalisation } from "../train/groups/advantage.js";
 import { abPage } from "./html/ab-page.js";
 import { html } from "./html/escape.js";
@@ -14,7 +15,7 @@ import { groupSection, missingGroup } from "./html/group-page.js";
 import { page } from "./html/layout.js";
 import { type Links, serverLinks } from "./html/links.js";
 import { comparePage, rolloutSection } from "./html/rollout-page.js";
-import { runsPage } from "./html/runs-page.js";
+import { GROUP_SORTS, type GroupSort, runsPage } from "./html/runs-page.js";
 import { ARM_BYS, type ArmBy, armsOf } from "./model/arms.js";
 import { groupByFor, groupsOf } from "./model/groups.js";
 import { readRolloutDetail } from "./model/rollout-detail.js";
@@ -55,8 +56,12 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
     return ADVANTAGES.includes(a as Normalisation) ? (a as Normalisation) : (opts.advantage ?? "grpo");
   };
   const groupByOf = (c: Context) => c.req.query("group_by") || opts.groupBy;
+  const sortOf = (c: Context): GroupSort => {
+    const v = c.req.query("sort");
+    return GROUP_SORTS.includes(v as GroupSort) ? (v as GroupSort) : "path";
+  };
   const linksOf = (c: Context): Links =>
-    serverLinks({ advantage: advantageOf(c), groupBy: c.req.query("group_by") });
+    serverLinks({ advantage: advantageOf(c), groupBy: c.req.query("group_by"), sort: sortOf(c) });
 
   const send = (c: Context, title: string, body: ReturnType<typeof html>, status = 200, live = true) => {
     const nonce = randomBytes(16).toString("base64");
@@ -79,6 +84,7 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
       const paging = {
         groups: Number(c.req.query("groups_page") ?? 1) || 1,
         jobs: Number(c.req.query("jobs_page") ?? 1) || 1,
+        sort: sortOf(c),
       };
       const links = linksOf(c);
       const ab = links.ab();
@@ -229,7 +235,24 @@ export async function startViewServer(opts: ViewServerOptions): Promise<ViewServ
   const server = createAdaptorServer({ fetch: app.fetch });
   const host = opts.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      watcher.close();
+      offProgress();
+      const port = opts.port ?? 0;
+      if (err.code === "EADDRINUSE")
+        reject(
+          new UserInputError(
+            `--port ${port}: already in use on ${host}; give another port, or 0 for any free one.`,
+          ),
+        );
+      else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
+        reject(
+          new UserInputError(
+            `--host ${host}: not an address of this machine; use 127.0.0.1, or 0.0.0.0 for every address.`,
+          ),
+        );
+      else reject(err);
+    });
     server.listen(opts.port ?? 0, host, () => resolve());
   });
   const addr = server.address() as AddressInfo;

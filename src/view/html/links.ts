@@ -9,12 +9,12 @@ export interface Links {
   raw(path: string): string | null;
   ab(by?: string, a?: string, b?: string): string | null;
   /** The runs page with its tables turned to a page. */
-  runsPage(page: { groups?: number; jobs?: number }): string | null;
+  runsPage(page: { groups?: number; jobs?: number; sort?: string }): string | null;
 }
 
 const encPath = (p: string) => p.split("/").map(encodeURIComponent).join("/");
 
-export function serverLinks(q: { advantage: Normalisation; groupBy?: string }): Links {
+export function serverLinks(q: { advantage: Normalisation; groupBy?: string; sort?: string }): Links {
   // The runs page's --group-by and advantage travel with the links, so a pasted link shows the same view.
   const keep = (params: URLSearchParams) => {
     if (q.groupBy) params.set("group_by", q.groupBy);
@@ -42,6 +42,8 @@ export function serverLinks(q: { advantage: Normalisation; groupBy?: string }): 
       const params = new URLSearchParams();
       if (p.groups && p.groups > 1) params.set("groups_page", String(p.groups));
       if (p.jobs && p.jobs > 1) params.set("jobs_page", String(p.jobs));
+      const sort = p.sort ?? q.sort;
+      if (sort && sort !== "path") params.set("sort", sort);
       if (q.advantage !== "grpo") params.set("advantage", q.advantage);
       return `/${qs(params)}`;
     },

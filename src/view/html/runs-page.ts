@@ -7,6 +7,39 @@ import type { Links } from "./links.js";
 
 export const PAGE_SIZE = 200;
 
+/** Orders of the groups table: train's (path order), widest spread first, lowest or highest mean first. */
+export const GROUP_SORTS = ["path", "spread", "mean", "-mean"] as const;
+export type GroupSort = (typeof GROUP_SORTS)[number];
+const SORT_LABEL: Record<GroupSort, string> = {
+  path: "train's order",
+  spread: "widest spread first",
+  mean: "lowest mean first",
+  "-mean": "highest mean first",
+};
+
+export function sortGroups(groups: GroupLine[], sort: GroupSort): GroupLine[] {
+  if (sort === "path") return groups;
+  const val = (g: GroupLine) => (sort === "spread" ? (g.std ?? -1) : (g.mean ?? Number.NaN));
+  const sign = sort === "mean" ? 1 : -1;
+  return [...groups].sort((a, b) => {
+    const x = val(a);
+    const y = val(b);
+    if (Number.isNaN(x) !== Number.isNaN(y)) return Number.isNaN(x) ? 1 : -1;
+    return x === y || (Number.isNaN(x) && Number.isNaN(y)) ? 0 : sign * (x - y);
+  });
+}
+
+function sortLinks(links: Links, current: GroupSort): Html {
+  const items = GROUP_SORTS.map((o) => {
+    const href = links.runsPage({ sort: o });
+    if (!href) return "";
+    return o === current
+      ? html`<b data-sort="${o}">${SORT_LABEL[o]}</b> `
+      : html`<a href="${href}" data-testid="sort-${o}">${SORT_LABEL[o]}</a> `;
+  });
+  return items.some((i) => i !== "") ? html`<p class="muted">order: ${items}</p>` : html``;
+}
+
 function outcomes(t: Totals): Html {
   return html`${CATEGORIES.map(
     (c) => html`<span class="badge" data-field="outcome-${c}">${CATEGORY_LABEL[c]}: ${t.outcomes[c]}</span>`,
@@ -87,19 +120,22 @@ export function groupKeyBlock(s: RunSummary): Html {
 export function runsPage(
   s: RunSummary,
   links: Links,
-  paging: { groups: number; jobs: number; size?: number } = { groups: 1, jobs: 1 },
+  paging: { groups: number; jobs: number; size?: number; sort?: GroupSort } = { groups: 1, jobs: 1 },
   arms: Html | null = null,
 ): Html {
+  const sort = paging.sort ?? "path";
+  const ordered = sortGroups(s.groups, sort);
   const size = paging.size ?? PAGE_SIZE;
   const gPage = Math.max(1, paging.groups);
   const jPage = Math.max(1, paging.jobs);
-  const groups = s.groups.slice((gPage - 1) * size, gPage * size);
+  const groups = ordered.slice((gPage - 1) * size, gPage * size);
   const jobs = s.jobs.slice((jPage - 1) * size, jPage * size);
   return html`<h1 id="runs">Run: <span class="muted">${s.jobs_dir}</span></h1>
 ${runSummaryBlock(s)}
 ${groupKeyBlock(s)}
 ${arms}
 <h2>Groups (${s.groups.length})</h2>
+${sortLinks(links, sort)}
 ${pager("groups", gPage, s.groups.length, links, jPage, size)}
 ${groupsTable(groups, links)}
 <h2>Jobs (${s.jobs.length})</h2>

@@ -8,6 +8,7 @@
 // result.json or replaced.json renamed in changes it).
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { UserInputError } from "../../errors.js";
 import {
   discoverJobs,
   type FoundJob,
@@ -69,6 +70,11 @@ export class RunIndex {
    * after (a server's first page need not wait for 10,000 result.json files); `ready` settles then.
    */
   static async open(jobsDir: string, opts: { background?: boolean } = {}): Promise<RunIndex> {
+    const stat = await fs.stat(jobsDir).catch(() => null);
+    if (!stat?.isDirectory())
+      throw new UserInputError(
+        `${jobsDir}: ${stat ? "is a file" : "no such folder"}; give the jobs folder bench run wrote (its --jobs-dir, default jobs), or a job or trial-NN folder in it.`,
+      );
     const index = new RunIndex(await assertFolder(jobsDir));
     const first = index.refresh({ full: true });
     if (opts.background) await index.discovered;
@@ -214,17 +220,24 @@ export class RunIndex {
     if (removed.length > 0 || todo.length > 0) this.version++;
     this.markDiscovered();
     const changed = [...removed];
-    for (let i = 0; i < todo.length; i += BATCH) {
-      const batch = todo.slice(i, i + BATCH);
-      await mapLimit(batch, 32, async ({ dir, p, job }) => {
-        const facts = await readRollout(dir, { job, root: this.root, displayRoot: this.root });
-        this.rollouts.set(p, await summaryOf(facts, this.root));
-      });
-      changed.push(...batch.map((b) => b.p));
+    // One pool over every folder to read (no barrier per batch); the pages hear of each BATCH read.
+    let batch: string[] = [];
+    const flush = () => {
+      if (batch.length === 0) return;
+      const done = batch;
+      batch = [];
+      changed.push(...done);
       this.settle();
       this.version++;
-      this.emit(batch.map((b) => b.p));
-    }
+      this.emit(done);
+    };
+    await mapLimit(todo, 32, async ({ dir, p, job }) => {
+      const facts = await readRollout(dir, { job, root: this.root, displayRoot: this.root });
+      this.rollouts.set(p, await summaryOf(facts, this.root));
+      batch.push(p);
+      if (batch.length >= BATCH) flush();
+    });
+    flush();
     if (removed.length > 0) this.emit(removed);
     return changed;
   }
