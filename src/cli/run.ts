@@ -22,6 +22,7 @@ import {
   parsePrice,
 } from "./options.js";
 import { createProgress } from "./progress.js";
+import { resumeLines, whereLines } from "./run-end.js";
 
 interface RunOptions {
   agent: string;
@@ -258,6 +259,11 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     process.stdout.write(`${summaryLine(result)}\n`);
     const plan = await evaluation.plan();
     for (const line of stoppedLines(result, plan.jobName)) process.stderr.write(`${line}\n`);
+    const end = [
+      ...(opts.quiet ? [] : whereLines(plan)),
+      ...(signalled ? resumeLines(result, plan, process.argv.slice(2)) : []),
+    ];
+    for (const line of end) process.stderr.write(`${line}\n`);
     if (signalled) return signalled === "SIGINT" ? 130 : 143;
     return result.exitCode;
   } finally {

@@ -57,7 +57,8 @@ export async function handleCall(
     upstreamBody = upstreamRequest(core, dialect, request);
     upstreamText = JSON.stringify(upstreamBody);
     const asked = dialect.wire === "openai-chat" ? agentAsked(request) : ASKED_NOTHING;
-    const input = { upstream: core.upstream, dialect, request, upstreamText, asked, capture, res };
+    const headers = trial.forwardHeaders;
+    const input = { upstream: core.upstream, dialect, request, upstreamText, asked, capture, res, headers };
     for (;;) {
       attempts++;
       try {

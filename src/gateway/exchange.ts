@@ -18,6 +18,8 @@ export interface ExchangeInput {
   asked: AgentAsked;
   capture: TokenCaptureCollector | null;
   res: ServerResponse;
+  /** The trial's headers sent upstream with the request (which rollout it is). */
+  headers?: Record<string, string>;
 }
 
 /** What the trajectory line needs; filled in as the exchange goes, so a failure keeps what was known. */
@@ -78,7 +80,7 @@ export abstract class Exchange implements UpstreamSink {
         else reject(error);
       };
       this.x.res.on("close", this.hangUp);
-      this.call = this.x.upstream.send(this.x.upstreamText, this);
+      this.call = this.x.upstream.send(this.x.upstreamText, this, this.x.headers);
     });
   }
 

@@ -71,7 +71,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     url: `http://${shown}:${port}`,
     addTrial(trialName, opts) {
-      const trial = trials.add(trialName, opts.trajectoryFile);
+      const trial = trials.add(trialName, opts.trajectoryFile, opts.repeat);
       return { apiKey: trial.apiKey, ended: trial.ended.signal };
     },
     witness(trialName): ModelWitness {

@@ -42,6 +42,8 @@ export class GatewayTrial {
   revoked = false;
   /** The step of a multi-step rollout now running; a call is tagged with the step it began in. */
   step: string | null = null;
+  /** Sent upstream with every call of this trial (ROLLOUT_HEADERS); servers that do not know them ignore them. */
+  forwardHeaders: Record<string, string> = {};
   private inflight = 0;
   private idle: (() => void) | null = null;
   private closing: Promise<void> | null = null;
@@ -155,6 +157,18 @@ function configFix(status: number, endpointUrl: string): string {
   return `the endpoint ${endpointUrl} does not serve this route or model: check --base-url (it should end in /v1) and the model in -m provider/model (GET ${endpointUrl.replace(/\/+$/, "")}/models lists what it serves)`;
 }
 
+/**
+ * Which rollout a call belongs to, for the policy server: the rollout's name and its repeat (the
+ * 1-based index of the `--trials` repeat job it runs in). Plain headers, so real servers (vLLM,
+ * SGLang, hosted APIs) ignore them and nothing about sampling changes; the scripted policy branches
+ * on the repeat (`when: {repeat}` in a script).
+ */
+export const ROLLOUT_HEADERS = { rollout: "x-benchflow-rollout", repeat: "x-benchflow-repeat" } as const;
+
+export function rolloutHeaders(name: string, repeat: number): Record<string, string> {
+  return { [ROLLOUT_HEADERS.rollout]: name, [ROLLOUT_HEADERS.repeat]: String(repeat) };
+}
+
 export class TrialRegistry {
   private readonly byKey = new Map<string, GatewayTrial>();
   private readonly byName = new Map<string, GatewayTrial>();
@@ -164,7 +178,7 @@ export class TrialRegistry {
     private readonly failFastCalls: number,
   ) {}
 
-  add(name: string, file: string): GatewayTrial {
+  add(name: string, file: string, repeat = 1): GatewayTrial {
     if (this.byName.get(name)?.revoked === false) {
       throw new Error(`gateway: trial ${name} is already registered; remove it first`);
     }
@@ -178,6 +192,7 @@ export class TrialRegistry {
       this.failFastCalls,
       this.options.upstream.baseUrl,
     );
+    trial.forwardHeaders = rolloutHeaders(name, repeat);
     this.byKey.set(apiKey, trial);
     this.byName.set(name, trial);
     return trial;

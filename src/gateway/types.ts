@@ -83,8 +83,13 @@ export interface Gateway {
   /**
    * Registers a trial and returns a fresh random credential for it, and a signal the gateway aborts
    * when it ends the rollout (the endpoint failed K times in a row, or refused the configuration).
+   * `repeat` (the 1-based index of the repeat job, default 1) is forwarded upstream with the trial's
+   * name on every call (ROLLOUT_HEADERS), so a scripted policy can vary its replies per rollout.
    */
-  addTrial(trialName: string, opts: { trajectoryFile: string }): { apiKey: string; ended: AbortSignal };
+  addTrial(
+    trialName: string,
+    opts: { trajectoryFile: string; repeat?: number },
+  ): { apiKey: string; ended: AbortSignal };
   /** What the gateway saw of the trial's calls. */
   witness(trialName: string): ModelWitness;
   /** A multi-step rollout's step began: the lines of calls made from now on carry `metadata.step`. */

@@ -46,10 +46,11 @@ export class UpstreamClient {
     if (apiKey) this.headers.authorization = `Bearer ${apiKey}`;
   }
 
-  /** Sends one chat request body (JSON text); the sink hears the answer. */
-  send(body: string, sink: UpstreamSink): UpstreamCall {
+  /** Sends one chat request body (JSON text), with the trial's own headers; the sink hears the answer. */
+  send(body: string, sink: UpstreamSink, extra?: Record<string, string>): UpstreamCall {
     const call = new UpstreamCall(this, sink);
-    this.pool.dispatch({ method: "POST", path: this.chatPath, headers: this.headers, body }, call);
+    const headers = extra ? { ...extra, ...this.headers } : this.headers;
+    this.pool.dispatch({ method: "POST", path: this.chatPath, headers, body }, call);
     return call;
   }
 

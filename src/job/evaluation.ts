@@ -139,7 +139,8 @@ export class Evaluation {
       emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
       // One gateway per job: a policy that changes between jobs is told apart by its job.
       const policy = slurm && plan.policy ? slurm.policyFor(plan.policy) : plan.policy;
-      const access = policy && plan.model ? await openModelAccess(policy, plan.model) : null;
+      const access =
+        policy && plan.model ? await openModelAccess(policy, plan.model, job.plan.trial_index) : null;
       const prepareTrial = access?.prepareTrial ?? this.settings.prepareTrial;
       let outcome: JobOutcome;
       try {

@@ -14,7 +14,12 @@ export interface JobModelAccess {
   close(): Promise<void>;
 }
 
-export async function openModelAccess(policy: ResolvedPolicy, model: string): Promise<JobModelAccess> {
+/** `repeat`: the 1-based index of this repeat job, forwarded upstream with each call (see the gateway). */
+export async function openModelAccess(
+  policy: ResolvedPolicy,
+  model: string,
+  repeat = 1,
+): Promise<JobModelAccess> {
   const gateway = await startGateway(policy.gateway);
   // The agent must call the model through the gateway, which records it: the sandbox closes the endpoint.
   const policyEndpoint = policyEndpointOf(policy.gateway.upstream.baseUrl);
@@ -22,7 +27,7 @@ export async function openModelAccess(policy: ResolvedPolicy, model: string): Pr
     async prepareTrial(rolloutName, rolloutDir) {
       const trajectoryFile = path.join(rolloutDir, TRAJECTORY);
       await fs.mkdir(path.dirname(trajectoryFile), { recursive: true });
-      const { apiKey, ended } = gateway.addTrial(rolloutName, { trajectoryFile });
+      const { apiKey, ended } = gateway.addTrial(rolloutName, { trajectoryFile, repeat });
       return {
         modelAccess: { baseUrl: `${gateway.url}/v1`, apiKey, model },
         hostService: { port: Number(new URL(gateway.url).port) },

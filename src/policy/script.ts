@@ -26,8 +26,27 @@ export type ScriptedFailure = (
   | { cut: true }
 ) & { times?: number };
 export type ScriptedReply = ScriptedTextReply | ScriptedFailure;
+/**
+ * When a conversation applies, besides `match`: `repeat` is the rollout's repeat (1-based index of
+ * the `--trials` repeat job, which the gateway forwards as x-benchflow-repeat; 1 without it), so the
+ * N rollouts of a group can get different replies, the same ones on every run.
+ */
+export interface ScriptedWhen {
+  repeat?: number | number[];
+}
+export interface ScriptedConversation {
+  match?: string;
+  when?: ScriptedWhen;
+  replies: ScriptedReply[];
+}
 export interface PolicyScript {
-  conversations: { match?: string; replies: ScriptedReply[] }[];
+  conversations: ScriptedConversation[];
+}
+
+/** What the request says about its rollout (from the gateway's headers). */
+export interface RolloutContext {
+  /** The repeat, 1-based; 1 when the request does not say. */
+  repeat: number;
 }
 
 export interface ChosenReply {
@@ -84,10 +103,14 @@ export function chooseReply(
   script: PolicyScript,
   messages: readonly unknown[],
   attempts?: AttemptCounter,
+  rollout: RolloutContext = { repeat: 1 },
 ): ChosenReply | undefined {
   const text = openingText(messages);
-  let index = script.conversations.findIndex((c) => c.match !== undefined && text.includes(c.match));
-  if (index === -1) index = script.conversations.findIndex((c) => c.match === undefined);
+  const applies = (c: ScriptedConversation) => whenHolds(c.when, rollout);
+  let index = script.conversations.findIndex(
+    (c) => c.match !== undefined && text.includes(c.match) && applies(c),
+  );
+  if (index === -1) index = script.conversations.findIndex((c) => c.match === undefined && applies(c));
   const conversation = script.conversations[index];
   if (!conversation) return undefined;
   const turn = messages.filter((m) => (m as { role?: unknown } | null)?.role === "assistant").length;
@@ -100,6 +123,21 @@ export function chooseReply(
     seen -= times;
   }
   return { reply: scripted.answer, answer: scripted.answer, turn, conversationKey };
+}
+
+function whenHolds(when: ScriptedWhen | undefined, rollout: RolloutContext): boolean {
+  if (when?.repeat === undefined) return true;
+  const repeats = typeof when.repeat === "number" ? [when.repeat] : when.repeat;
+  return repeats.includes(rollout.repeat);
+}
+
+/**
+ * The repeat a request names in x-benchflow-repeat (set by the gateway): 1 when absent or not a
+ * whole number >= 1, as for a single run.
+ */
+export function repeatOf(header: string | string[] | undefined): number {
+  const value = Number(Array.isArray(header) ? header[0] : header);
+  return Number.isInteger(value) && value >= 1 ? value : 1;
 }
 
 /**
@@ -152,6 +190,12 @@ export function validatePolicyScript(data: unknown, file = "policy script"): Pol
         "expected a string (a substring of the user messages that open the conversation), or leave it out",
       );
     }
+    if (conversation.when !== undefined) checkWhen(conversation.when, `${at}.when`, fail);
+    for (const key of Object.keys(conversation)) {
+      if (!["match", "when", "replies"].includes(key)) {
+        fail(`${at}.${key}`, "unknown field; a conversation has match, when and replies");
+      }
+    }
     if (!Array.isArray(conversation.replies)) fail(`${at}.replies`, "expected a list of replies");
     for (const [r, reply] of (conversation.replies as unknown[]).entries()) {
       checkReply(reply, `${at}.replies[${r}]`, fail);
@@ -161,6 +205,22 @@ export function validatePolicyScript(data: unknown, file = "policy script"): Pol
 }
 
 type Fail = (field: string, problem: string) => never;
+
+const REPEAT_FIX =
+  'expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of --trials N)';
+
+function checkWhen(when: unknown, at: string, fail: Fail): void {
+  if (!isRecord(when)) fail(at, 'expected an object such as {"repeat": 2}');
+  for (const key of Object.keys(when)) {
+    if (key !== "repeat") fail(`${at}.${key}`, 'unknown condition; use "repeat"');
+  }
+  const repeat = when.repeat;
+  const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 1;
+  if (repeat === undefined) fail(`${at}.repeat`, REPEAT_FIX);
+  if (Array.isArray(repeat) ? repeat.length === 0 || !repeat.every(whole) : !whole(repeat)) {
+    fail(`${at}.repeat`, REPEAT_FIX);
+  }
+}
 
 function checkReply(reply: unknown, at: string, fail: Fail): void {
   if (!isRecord(reply)) fail(at, 'expected an object such as {"content": "..."}');

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { ROLLOUT_HEADERS } from "../gateway/trials.js";
 import { promptTokenIds } from "./chat-template.js";
 import {
   type ChatRequest,
@@ -23,6 +24,8 @@ import {
   isFailure,
   openingText,
   type PolicyScript,
+  type RolloutContext,
+  repeatOf,
   type ScriptedTextReply,
 } from "./script.js";
 import { completionBody, streamChunks, type WireRequest } from "./wire.js";
@@ -170,7 +173,10 @@ function makeHandler(
     } else if (method !== "POST") answer = errorAnswer(405, "Method Not Allowed", "MethodNotAllowed");
     else if (!parsed.ok)
       answer = errorAnswer(400, `request body is not JSON: ${parsed.error}`, "BadRequestError");
-    else answer = chatAnswer(parsed.value, options, { id: nextId(), model }, attempts);
+    else {
+      const rollout = { repeat: repeatOf(req.headers[ROLLOUT_HEADERS.repeat]) };
+      answer = chatAnswer(parsed.value, options, { id: nextId(), model }, attempts, rollout);
+    }
     if (options.delayMs && path === "/v1/chat/completions" && answer !== "hang") {
       await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     }
@@ -193,11 +199,12 @@ function chatAnswer(
   options: ScriptedPolicyOptions,
   ids: { id: string; model: string },
   attempts: (key: string) => number,
+  rollout: RolloutContext,
 ): Answer {
   const problem = requestProblem(body, options, ids.model);
   if (problem) return errorAnswer(problem.status, problem.message, problem.type, problem.param);
   const request = body as ChatRequest;
-  const chosen = chooseReply(options.script, request.messages, attempts);
+  const chosen = chooseReply(options.script, request.messages, attempts, rollout);
   if (!chosen)
     return errorAnswer(400, noConversationMessage(request.messages), "BadRequestError", "messages");
   const reply = chosen.reply;

@@ -1,0 +1,123 @@
+// Per-rollout variation end to end: `bench run --trials 3` of bench-agent on a scripted policy that
+// branches on the repeat (examples/policies/hello-repeats.json) gives a group whose rewards differ,
+// and the gateway tells the policy which rollout and repeat each call belongs to.
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
+import { addViewRollout, makeViewRun } from "./testing/view-run.js";
+
+const scratch = useScratch("scripted-seed");
+
+describe("a scripted policy that branches on the repeat", () => {
+  it("gives hello rewards 0, 1, 0 over --trials 3, the same on a second run", async () => {
+    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello-repeats.json"));
+    const policy = await startScriptedPolicy({ script, apiKey: "sk-upstream" });
+    try {
+      const runOnce = async (name: string) => {
+        const jobs = path.join(scratch(), name);
+        const run = await bench([
+          "run",
+          path.join(EXAMPLES, "hello"),
+          "-a",
+          "bench-agent",
+          "-m",
+          "vllm/scripted",
+          "--base-url",
+          policy.baseUrl,
+          "--api-key",
+          "sk-upstream",
+          "--trials",
+          "3",
+          "--sandbox",
+          "namespace",
+          "--jobs-dir",
+          jobs,
+          "-q",
+        ]);
+        assert.equal(run.code, 0, `exit ${run.code}: ${run.stdout}${run.stderr}`);
+        const found = await rollouts(jobs);
+        const byRepeat = found.map((r) => ({
+          trial: path.basename(path.dirname(path.dirname(r.dir))),
+          name: path.basename(r.dir),
+          reward: r.result?.rewards?.reward,
+        }));
+        return byRepeat.sort((a, b) => a.trial.localeCompare(b.trial));
+      };
+      const first = await runOnce("first");
+      assert.deepEqual(
+        first.map((r) => [r.trial, r.reward]),
+        [
+          ["trial-01", 0],
+          ["trial-02", 1],
+          ["trial-03", 0],
+        ],
+      );
+      // Every upstream call named its rollout and repeat; the key the gateway holds still went with it.
+      const chats = policy.requests.filter((r) => r.path === "/v1/chat/completions");
+      assert.ok(chats.length >= 6, `${chats.length} calls`);
+      for (const call of chats) {
+        const rollout = first.find((r) => r.name === call.headers["x-benchflow-rollout"]);
+        assert.ok(rollout, `a known rollout: ${call.headers["x-benchflow-rollout"]}`);
+        assert.equal(call.headers["x-benchflow-repeat"], String(Number(rollout.trial.slice(-2))));
+        assert.equal(call.headers.authorization, "Bearer sk-upstream");
+      }
+      const second = await runOnce("second");
+      assert.deepEqual(
+        second.map((r) => r.reward),
+        [0, 1, 0],
+      );
+    } finally {
+      await policy.close();
+    }
+  });
+
+  it("makes the viewer's fixture: what makeViewRun expects is what bench train computes", async () => {
+    const view = await makeViewRun(path.join(scratch(), "view"));
+    assert.equal(view.run.code, 1, "one rollout ended as an infrastructure failure");
+    assert.deepEqual(view.spread.rewards, [0, 1, 0]);
+    assert.deepEqual(
+      view.withheld.rollouts.map((r) => r.errorCategory),
+      [null, "provider_error", null],
+    );
+    const manifest = path.join(scratch(), "manifest.json");
+    const convert = await bench([
+      "train",
+      "convert",
+      view.jobsDir,
+      "-o",
+      path.join(scratch(), "rows.jsonl"),
+      "--group-advantage",
+      "grpo",
+      "--group-by",
+      "task,agent,model",
+      "--manifest",
+      manifest,
+    ]);
+    assert.equal(convert.code, 0, convert.stderr);
+    const groups = JSON.parse(await fs.readFile(manifest, "utf8")).training_signal.groups as {
+      key: { task: string };
+      members: { rollout_dir: string; advantage: number | null; withheld_reason?: string }[];
+    }[];
+    const members = (task: string) => {
+      const group = groups.find((g) => g.key.task === task);
+      const byPath = new Map(group?.members.map((m) => [path.relative(view.jobsDir, m.rollout_dir), m]));
+      return (task === "pick-word" ? view.spread : view.withheld).rollouts.map((r) => byPath.get(r.path));
+    };
+    assert.deepEqual(
+      members("pick-word").map((m) => m?.advantage?.toFixed(3)),
+      view.spread.grpo,
+    );
+    assert.ok(members("flaky-endpoint").some((m) => m?.withheld_reason === view.withheld.withheld));
+    // The tool call's output that a viewer must show as text is in the trajectory.
+    const acp = await fs.readFile(
+      path.join(view.jobsDir, view.spread.rollouts[0]?.path ?? "", "trajectory/acp_trajectory.jsonl"),
+      "utf8",
+    );
+    assert.ok(acp.includes(view.scriptText));
+    const added = await addViewRollout(view.jobsDir);
+    assert.match(added.path, /^bench-agent\/trial-01\/view-more\/pick-word__[0-9a-f]{8}$/);
+  });
+});
