@@ -236,3 +236,32 @@ export const SFT_HELP: HelpSections = {
     2: `${USAGE} (a --backend other than prime-rl, a count that is not a whole number)`,
   },
 };
+
+export const VIEW_HELP: HelpSections = {
+  notes: [
+    "Loopback only by default: a --host other than 127.0.0.1 or ::1 warns that every trajectory,\n" +
+      "prompt and tool output becomes visible to the network. Pages update while a run writes the folder.",
+  ],
+  examples: [
+    "npx bench view jobs/group  # then open the printed URL",
+    "npx bench view jobs --port 8080 --advantage loo",
+    "npx bench view jobs/group --export group.html  # one self-contained page to share",
+  ],
+  exitCodes: {
+    0: "stopped with Ctrl-C, or the export was written",
+    1: "the server failed",
+    2: `${USAGE}; the port is in use; a bad --group-by or --advantage`,
+  },
+};
+
+export const RESULTS_HELP: HelpSections = {
+  examples: [
+    "npx bench results jobs/group",
+    "npx bench results jobs/group --advantage loo --json  # the numbers bench view shows, as JSON",
+  ],
+  exitCodes: {
+    0: "printed",
+    1: "the folder could not be read",
+    2: `${USAGE}; a bad --group-by or --advantage`,
+  },
+};

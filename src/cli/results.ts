@@ -8,8 +8,11 @@ import { exitCodeOf } from "./errors.js";
 const GROUP_BY_HELP =
   "keys from task, agent, model, task_digest, job, policy_version (default task,agent,model,job; without job for the trial-NN jobs of --trials N)";
 
+import { withHelp } from "./help.js";
+import { RESULTS_HELP } from "./help-pages.js";
+
 export function registerResultsCommand(program: Command): void {
-  program
+  const cmd = program
     .command("results")
     .description("print a run's summary, its jobs and its groups (rewards, advantages, outcomes)")
     .argument("[jobs-dir]", "the jobs folder (or one job or trial-NN folder in it)", "jobs")
@@ -25,4 +28,5 @@ export function registerResultsCommand(program: Command): void {
         process.exitCode = exitCodeOf(err);
       }
     });
+  withHelp(cmd, RESULTS_HELP);
 }

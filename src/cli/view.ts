@@ -20,8 +20,11 @@ interface ViewFlags {
   open: boolean;
 }
 
+import { withHelp } from "./help.js";
+import { VIEW_HELP } from "./help-pages.js";
+
 export function registerViewCommand(program: Command): void {
-  program
+  const cmd = program
     .command("view")
     .description("look at a run in the browser: runs, groups with advantages, rollouts with their tokens")
     .argument("[jobs-dir]", "the jobs folder (or one job or trial-NN folder in it)", "jobs")
@@ -68,6 +71,7 @@ export function registerViewCommand(program: Command): void {
         process.exitCode = exitCodeOf(err);
       }
     });
+  withHelp(cmd, VIEW_HELP);
 }
 
 function openBrowser(url: string): void {
