@@ -3,9 +3,10 @@
 // set: what a new user types is what is tested. Each page runs in a clone of its own, its blocks in
 // order, so a page that needs another page's files fails here as it would for a reader.
 //
-// Page conventions (docs/README.md of the repo says the same):
+// Page conventions (README.md, "Develop", says the same):
 // - a block marked `<!-- docs-test: skip (REASON) -->` on the line above is not run; REASON is printed
-//   (an external model, a GPU, a real cluster, the whole test suite);
+//   (an external model, a GPU, a real cluster, the whole test suite); a block that starts with `#!`
+//   is a script file's listing, not commands;
 // - a plain ``` block right after a shell block is that block's output: compared with what it
 //   printed, after hex names, times, ports and temporary paths are normalised; `...` stands for any lines.
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { stripVTControlCharacters } from "node:util";
 import { REPO, tempDir } from "./testing/bench.js";
 
 interface Block {
@@ -38,6 +40,8 @@ export function blocksOf(page: string, text: string): Block[] {
     i = end;
     if (!SHELL.has(open[1] as string)) continue;
     const marker = /^<!-- docs-test: skip \((.+)\) -->$/.exec((lines[start - 1] ?? "").trim());
+    // A script file's listing (an entrypoint, a hook), not commands to type.
+    const listing = body.startsWith("#!") ? "a script file's listing, not commands to type" : null;
     // The output block: the next fence after blank lines only.
     let next = end + 1;
     while (next < lines.length && (lines[next] as string).trim() === "") next++;
@@ -47,24 +51,32 @@ export function blocksOf(page: string, text: string): Block[] {
       while (close < lines.length && lines[close] !== "```") close++;
       output = lines.slice(next + 1, close).join("\n");
     }
-    blocks.push({ page, line: start + 1, code: body, skip: marker ? (marker[1] as string) : null, output });
+    blocks.push({
+      page,
+      line: start + 1,
+      code: body,
+      skip: marker ? (marker[1] as string) : listing,
+      output,
+    });
   }
   return blocks;
 }
 
-/** What differs between two honest runs: hex names, durations, clock times, ports, scratch paths. */
+/** What differs between two honest runs: hex names, durations, clock times, ports, absolute paths. */
 export function normalise(text: string): string {
-  return text
-    .replace(/\x1b\[[0-9;]*m/g, "")
-    .replace(/\/tmp\/[\w./-]+/g, "<tmp>")
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?/g, "<time>")
-    .replace(/\b[0-9a-f]{8,}\b/g, "<hex>")
-    .replace(/\b\d+(\.\d+)?\s?(ms|s|min)\b/g, "<dur>")
-    .replace(/:\d{2,5}\b/g, ":<port>")
-    .split("\n")
-    .map((l) => l.trimEnd())
-    .join("\n")
-    .trim();
+  return (
+    stripVTControlCharacters(text)
+      // Absolute paths (the page's /home/me/..., the test's scratch folder), not URLs' paths.
+      .replace(/(?<![\w.:/])\/(?:[\w.@+-]+\/)*[\w.@+-]+/g, "<path>")
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?/g, "<time>")
+      .replace(/\b[0-9a-f]{8,}\b/g, "<hex>")
+      .replace(/\b\d+(\.\d+)?\s?(ms|s|min)\b/g, "<dur>")
+      .replace(/:\d{2,5}\b/g, ":<port>")
+      .split("\n")
+      .map((l) => l.trimEnd())
+      .join("\n")
+      .trim()
+  );
 }
 
 /** Expected lines in order; a `...` line stands for any number of lines. */
@@ -117,7 +129,12 @@ describe("every shell block of the README and docs/, run as printed on a fresh c
       ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
       ["npm", "link", "--no-audit", "--no-fund", "--loglevel=error"],
     ])
-      execFileSync(command[0] as string, command.slice(1), { cwd: base, env, stdio: "pipe", timeout: 600_000 });
+      execFileSync(command[0] as string, command.slice(1), {
+        cwd: base,
+        env,
+        stdio: "pipe",
+        timeout: 600_000,
+      });
   });
   after(() => fs.rm(scratch, { recursive: true, force: true }));
 
@@ -133,14 +150,21 @@ describe("every shell block of the README and docs/, run as printed on a fresh c
     describe(page, () => {
       let cwd = "";
       before(async () => {
+        // The README's quick start goes on in the clone it installed; every other page gets a fresh one.
+        if (page === "README.md") {
+          cwd = base;
+          return;
+        }
         cwd = path.join(scratch, page.replace(/[/.]/g, "_"));
         execFileSync("git", ["clone", "-q", "--shared", base, cwd]);
       });
       for (const block of blocks) {
         const name = `${page}:${block.line}`;
         // The README's own install block ran in before(), once, in the fresh clone.
-        const installBlock = page === "README.md" && /^npm install/m.test(block.code);
-        it(name, { skip: block.skip ?? (installBlock ? "the install itself: run once, above" : false) }, () => {
+        const installBlock = page === "README.md" && /^npm link/m.test(block.code);
+        it(name, {
+          skip: block.skip ?? (installBlock ? "the install itself: run once, above" : false),
+        }, () => {
           const run = spawnSync("bash", ["-e", "-o", "pipefail", "-c", block.code], {
             cwd,
             env,

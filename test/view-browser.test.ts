@@ -264,14 +264,12 @@ describe("bench view in a real browser", { skip }, () => {
       .map((l) => JSON.parse(l).metadata.token_capture);
     for (const tc of calls) assert.equal(tc.unavailable.logprobs?.reason, "not_returned");
     const sampled = calls.reduce((n, tc) => n + tc.completions[0].token_ids.length, 0);
-    const tokens = await page
-      .locator("span.tok")
-      .evaluateAll((spans) =>
-        spans.map((s) => ({
-          masked: s.classList.contains("masked"),
-          logprob: s.getAttribute("data-logprob"),
-        })),
-      );
+    const tokens = await page.locator("span.tok").evaluateAll((spans) =>
+      spans.map((s) => ({
+        masked: s.classList.contains("masked"),
+        logprob: s.getAttribute("data-logprob"),
+      })),
+    );
     assert.equal(tokens.length, sampled, "every sampled token is shown");
     for (const t of tokens) assert.deepEqual(t, { masked: true, logprob: null });
     await screenshot(page, "07-rollout-no-logprobs");
