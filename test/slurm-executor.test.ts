@@ -9,36 +9,13 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadJob } from "../src/job/load-job.js";
 import { bench, slowHelloTasks, startBench, waitUntil } from "./testing/bench.js";
-import { clusterMissing, SHARED_ROOT } from "./testing/slurm.js";
+import { clusterMissing, jobsOfRun, oracleRunArgs as runArgs, SHARED_ROOT } from "./testing/slurm.js";
 
 const missing = clusterMissing();
 if (missing) console.log(`# slurm-executor tests skipped: ${missing}`);
 
 /** Job ids in the queue whose comment names this run's job name. */
-function queuedOf(jobName: string): string[] {
-  const out = execFileSync("squeue", ["-h", "-o", "%i|%T|%k"], { encoding: "utf8" });
-  return out
-    .split("\n")
-    .filter((l) => l.includes(`run=${jobName}:`))
-    .map((l) => l.split("|")[0] as string);
-}
-
-function runArgs(tasks: string, jobsDir: string, jobName: string, extra: string[] = []): string[] {
-  return [
-    "run",
-    tasks,
-    "-a",
-    "oracle",
-    "--sandbox",
-    "namespace",
-    "--jobs-dir",
-    jobsDir,
-    "--job-name",
-    jobName,
-    "-q",
-    ...extra,
-  ];
-}
+const queuedOf = (jobName: string): string[] => jobsOfRun(jobName).map((j) => j.id);
 
 // CI sets the cluster up (.ci/run runs scripts/setup-slurm.sh): there a missing cluster is a failure, not a skip.
 it("the local cluster answers in CI", { skip: process.env.CI ? false : "not in CI" }, () => {
@@ -139,11 +116,7 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     let stderr = "";
     child.stderr?.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-    const running = () =>
-      execFileSync("squeue", ["-h", "-t", "RUNNING", "-o", "%i|%k"], { encoding: "utf8" })
-        .split("\n")
-        .filter((l) => l.includes("run=cancelled:"))
-        .map((l) => l.split("|")[0] as string);
+    const running = () => jobsOfRun("cancelled", "RUNNING").map((j) => j.id);
     await waitUntil(async () => running().length === 1, "the trial's SLURM job running", 60_000);
     const [first] = running();
     execFileSync("scancel", [first as string]);

@@ -9,7 +9,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadJob } from "../src/job/load-job.js";
 import { REPO, slowHelloTasks, startBench, waitUntil } from "./testing/bench.js";
-import { clusterMissing, jobsOfRun, SHARED_ROOT } from "./testing/slurm.js";
+import { clusterMissing, jobsOfRun, oracleRunArgs, SHARED_ROOT } from "./testing/slurm.js";
 
 const missing = clusterMissing();
 if (missing) console.log(`# slurm-node-failure test skipped: ${missing}`);
@@ -41,21 +41,7 @@ describe("--executor slurm: a node dies under a trial", { skip: missing ?? false
   it("ends the trial as an infrastructure failure and retries it on the other node", async () => {
     const tasks = await slowHelloTasks(path.join(scratch, "tasks"), ["slow"], 20);
     const jobsDir = path.join(scratch, "jobs");
-    const child = startBench([
-      "run",
-      tasks,
-      "-a",
-      "oracle",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobsDir,
-      "--job-name",
-      "nodefail",
-      "-q",
-      "--executor",
-      "slurm",
-    ]);
+    const child = startBench(oracleRunArgs(tasks, jobsDir, "nodefail", ["--executor", "slurm"]));
     let stderr = "";
     child.stderr?.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));

@@ -17,9 +17,13 @@ export function clusterMissing(): string | null {
   return null;
 }
 
-/** Job ids in the queue (any state) whose comment names this run's job name, with their state and node. */
-export function jobsOfRun(jobName: string, states = "all"): { id: string; state: string; node: string }[] {
-  const out = execFileSync("squeue", ["-h", "-t", states, "-o", "%i|%T|%N|%k"], { encoding: "utf8" });
+/**
+ * Jobs in the queue whose comment names this run's job name, with their state and node: in squeue's
+ * default states (pending, running, completing), or in `states` (e.g. RUNNING).
+ */
+export function jobsOfRun(jobName: string, states?: string): { id: string; state: string; node: string }[] {
+  const filter = states ? ["-t", states] : [];
+  const out = execFileSync("squeue", ["-h", ...filter, "-o", "%i|%T|%N|%k"], { encoding: "utf8" });
   return out
     .split("\n")
     .filter((l) => l.includes(`run=${jobName}:`))
@@ -27,4 +31,27 @@ export function jobsOfRun(jobName: string, states = "all"): { id: string; state:
       const [id, state, node] = l.split("|");
       return { id: id as string, state: state as string, node: node as string };
     });
+}
+
+/** `bench run` of the oracle in the namespace sandbox under a fixed job name, quiet; `extra` adds flags. */
+export function oracleRunArgs(
+  tasks: string,
+  jobsDir: string,
+  jobName: string,
+  extra: string[] = [],
+): string[] {
+  return [
+    "run",
+    tasks,
+    "-a",
+    "oracle",
+    "--sandbox",
+    "namespace",
+    "--jobs-dir",
+    jobsDir,
+    "--job-name",
+    jobName,
+    "-q",
+    ...extra,
+  ];
 }

@@ -6,26 +6,29 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { ModelAccess } from "../../agents/types.js";
 import type { PolicyEndpoint, SandboxKind } from "../../sandbox/types.js";
-import type { Task } from "../../task/types.js";
 import type { TrialPlan } from "../../trial/types.js";
 
-export interface TrialRunSpec {
+/** The plan's plain fields as they are; what is a function or an object there travels by name. */
+type PlainFields =
+  | "task"
+  | "taskDigest"
+  | "jobDir"
+  | "jobName"
+  | "repeatLabel"
+  | "rolloutName"
+  | "attempt"
+  | "replaces"
+  | "model"
+  | "settings"
+  | "agentEnv"
+  | "verifierHardening";
+
+export interface TrialRunSpec extends Pick<TrialPlan, PlainFields> {
   schema_version: 1;
-  task: Task;
-  taskDigest: string;
-  jobDir: string;
-  jobName: string;
-  repeatLabel: string;
-  rolloutName: string;
-  attempt: number;
-  replaces: string | null;
+  /** The agent by its registry name (resolved again on the node). */
   agent: string;
-  model: string | null;
   /** Resolved on the submitting host (never `auto`), so one group never mixes sandboxes. */
   sandbox: SandboxKind;
-  settings: Record<string, unknown>;
-  agentEnv: Record<string, string>;
-  verifierHardening?: "on" | "off";
   /** This trial's own gateway credential, at the address the nodes reach (--gateway-host). */
   modelAccess: ModelAccess | null;
   hostService: { port: number } | null;
