@@ -69,11 +69,15 @@ export function normalise(text: string): string {
       // Absolute paths (the page's /home/me/..., the test's scratch folder), not URLs' paths.
       .replace(/(?<![\w.:/])\/(?:[\w.@+-]+\/)*[\w.@+-]+/g, "<path>")
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?/g, "<time>")
+      // A job's default name is its start time.
+      .replace(/\d{4}-\d\d-\d\d__\d\d-\d\d-\d\d/g, "<time>")
+      .replace(/\b\d+ bytes\b/g, "<n> bytes")
       .replace(/\b[0-9a-f]{8,}\b/g, "<hex>")
       .replace(/\b\d+(\.\d+)?\s?(ms|s|min)\b/g, "<dur>")
       .replace(/:\d{2,5}\b/g, ":<port>")
       .split("\n")
-      .map((l) => l.trimEnd())
+      // Columns padded to their widest cell move with a number's width: spaces count as one.
+      .map((l) => l.trimEnd().replace(/ {2,}/g, "  "))
       .join("\n")
       .trim()
   );
