@@ -72,7 +72,8 @@ export function normalise(text: string): string {
       // A job's default name is its start time.
       .replace(/\d{4}-\d\d-\d\d__\d\d-\d\d-\d\d/g, "<time>")
       .replace(/\b\d+ bytes\b/g, "<n> bytes")
-      .replace(/\b[0-9a-f]{8,}\b/g, "<hex>")
+      // Hex names, also after a rollout's `__` (a word character, so no \b there).
+      .replace(/(?<![0-9A-Za-z])[0-9a-f]{8,}(?![0-9A-Za-z])/g, "<hex>")
       .replace(/\b\d+(\.\d+)?\s?(ms|s|min)\b/g, "<dur>")
       .replace(/:\d{2,5}\b/g, ":<port>")
       .split("\n")
