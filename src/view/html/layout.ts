@@ -20,7 +20,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f3f5f7;border:1px sol
 .role{font-weight:600;font-size:12px;color:#5a6570}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:16px}
 .kv td:first-child{font-weight:600}
-span.tok{font-family:ui-monospace,monospace;font-size:12px;padding:0 1px;border-radius:2px;white-space:pre}
+span.tok{font-family:ui-monospace,monospace;font-size:12px;padding:0 1px;border-radius:2px;white-space:pre-wrap;word-break:break-all}
 span.tok.masked{background:repeating-linear-gradient(45deg,#eee,#eee 3px,#fff 3px,#fff 6px);color:#888}
 .lp0{background:#2e9e4f;color:#fff}.lp1{background:#6bbf59}.lp2{background:#a6d96a}.lp3{background:#d9ef8b}
 .lp4{background:#fee08b}.lp5{background:#fdae61}.lp6{background:#f46d43;color:#fff}.lp7{background:#d73027;color:#fff}
