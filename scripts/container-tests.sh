@@ -40,4 +40,5 @@ for f in "${FILES[@]}"; do
   [ -f "$f" ] || { echo "container-tests: $f is listed in scripts/container-tests.sh but missing" >&2; exit 1; }
 done
 echo "container-tests: ${#FILES[@]} files on ${DOCKER_HOST:-the default engine}"
-exec node --import tsx --test --test-timeout=900000 "${FILES[@]}"
+# Two files at once: the second pass is mostly waiting on the engine (builds, starts), not on the CPU.
+exec node --import tsx --test --test-concurrency=2 --test-timeout=900000 "${FILES[@]}"
