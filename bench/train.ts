@@ -12,6 +12,7 @@ import { convertJob } from "../src/train/convert/convert.js";
 import { streamRollouts } from "../src/train/stream/stream.js";
 import { writePlan, writeRollout, writeSummary } from "../src/train/testing/job-builder.js";
 import { trajectoryLines } from "../src/train/testing/trajectory-builder.js";
+import { reportFromChild } from "./child.js";
 import { type BenchRow, median, percentile } from "./report.js";
 
 const HERE = fileURLToPath(import.meta.url);
@@ -82,18 +83,7 @@ async function child(mode: string, input: string, out: string): Promise<void> {
 }
 
 function inChild(mode: string, input: string, out = ""): Promise<ChildReport> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--import", "tsx", HERE, "--child", mode, input, out], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let text = "";
-    p.stdout.on("data", (d: Buffer) => {
-      text += d.toString();
-    });
-    p.on("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(text) as ChildReport) : reject(new Error(`${mode} exited ${code}`)),
-    );
-  });
+  return reportFromChild<ChildReport>(HERE, [mode, input, out]);
 }
 
 /** Delay from each result.json landing (written by a separate process) to its stream record. */

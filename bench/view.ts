@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { readJobs } from "../src/jobs-dir/index.js";
 import { writePlan, writeRollout, writeSummary } from "../src/train/testing/job-builder.js";
 import { startViewServer } from "../src/view/index.js";
+import { reportFromChild } from "./child.js";
 import { type BenchRow, median } from "./report.js";
 
 const HERE = fileURLToPath(import.meta.url);
@@ -106,18 +107,7 @@ async function child(mode: string, root: string): Promise<void> {
 }
 
 function inChild(mode: string, root: string): Promise<ChildReport> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--expose-gc", "--import", "tsx", HERE, "--child", mode, root], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let text = "";
-    p.stdout.on("data", (d: Buffer) => {
-      text += d.toString();
-    });
-    p.on("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(text) as ChildReport) : reject(new Error(`${mode} exited ${code}`)),
-    );
-  });
+  return reportFromChild<ChildReport>(HERE, [mode, root], ["--expose-gc"]);
 }
 
 export async function benchView(): Promise<BenchRow[]> {
