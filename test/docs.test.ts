@@ -27,7 +27,7 @@ interface Block {
 
 const SHELL = new Set(["bash", "sh", "shell"]);
 
-export function blocksOf(page: string, text: string): Block[] {
+function blocksOf(page: string, text: string): Block[] {
   const lines = text.split("\n");
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -63,7 +63,7 @@ export function blocksOf(page: string, text: string): Block[] {
 }
 
 /** What differs between two honest runs: hex names, durations, clock times, ports, absolute paths. */
-export function normalise(text: string): string {
+function normalise(text: string): string {
   return (
     stripVTControlCharacters(text)
       // Absolute paths (the page's /home/me/..., the test's scratch folder), not URLs' paths.
@@ -85,7 +85,7 @@ export function normalise(text: string): string {
 }
 
 /** Expected lines in order; a `...` line stands for any number of lines. */
-export function outputMatches(expected: string, actual: string): boolean {
+function outputMatches(expected: string, actual: string): boolean {
   const want = normalise(expected).split("\n");
   const got = normalise(actual).split("\n");
   const match = (w: number, g: number): boolean => {
@@ -142,6 +142,13 @@ describe("every shell block of the README and docs/, run as printed on a fresh c
       });
   });
   after(() => fs.rm(scratch, { recursive: true, force: true }));
+
+  it("compares outputs: what differs only in names and times matches, a changed line does not", () => {
+    const page = "...\nrun: jobs/a/half-life__0d6bcf6f  0.5s\nmean reward 1.000";
+    assert.ok(outputMatches(page, "sandbox: x\nrun: jobs/a/half-life__9f8e7d6c  12.1s\nmean reward 1.000"));
+    assert.ok(!outputMatches(page, "run: jobs/a/half-life__9f8e7d6c  12.1s\nmean reward 0.667"));
+    assert.ok(!outputMatches(page, "run: jobs/a/half-life__9f8e7d6c  12.1s"), "a missing line fails");
+  });
 
   it("finds the shell blocks of every page", () => {
     assert.ok(BLOCKS.length >= 15, `only ${BLOCKS.length} blocks`);
