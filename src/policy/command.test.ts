@@ -34,7 +34,8 @@ await runScriptedPolicyCommand({ script: ${JSON.stringify(hello)}, port: 0, host
     } finally {
       child.kill("SIGTERM");
     }
-    const [exitCode] = await once(child, "exit");
+    // "close", not "exit": the last line may still be in the pipe when the process has exited.
+    const [exitCode] = await once(child, "close");
     assert.equal(exitCode, 0);
     assert.match(out, /Scripted policy stopped \(SIGTERM\)/);
   });
