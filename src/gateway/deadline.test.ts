@@ -15,6 +15,9 @@ let dir: string;
 /** Resolves when the policy sees the gateway drop the connection of a `hang` request. */
 let hangClosed: Promise<void>;
 let hangSeen: () => void;
+/** Resolves when a `hang` request has reached the policy. */
+let hangArrived: Promise<void>;
+let hangHeld: () => void;
 
 const chunk = (content: string, finish: string | null = null) =>
   `data: ${JSON.stringify({
@@ -30,6 +33,7 @@ function answer(res: http.ServerResponse, body: string): void {
   const mode = /"content":"(\w+)"/.exec(body)?.[1];
   if (mode === "hang") {
     res.on("close", () => hangSeen());
+    hangHeld();
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream" });
@@ -48,6 +52,7 @@ function answer(res: http.ServerResponse, body: string): void {
 
 before(async () => {
   hangClosed = new Promise((resolve) => (hangSeen = resolve));
+  hangArrived = new Promise((resolve) => (hangHeld = resolve));
   policy = http.createServer((req, res) => {
     let body = "";
     req.on("data", (part) => (body += part));
@@ -108,7 +113,9 @@ describe("gateway: upstream deadline and agent hang-ups", () => {
     const { apiKey } = gateway.addTrial("hangup", { trajectoryFile: file });
     const agent = new AbortController();
     const call = ask(apiKey, "hang", agent.signal);
-    setTimeout(() => agent.abort(), 200);
+    // The agent hangs up once the call is upstream: sooner, the policy would never see it.
+    await hangArrived;
+    agent.abort();
     await assert.rejects(call, { name: "AbortError" });
     await hangClosed;
     await gateway.removeTrial("hangup");
