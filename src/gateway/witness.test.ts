@@ -24,6 +24,8 @@ const OK = JSON.stringify({
 /** Answers per scenario (the user message), consumed in order; the last one repeats. */
 const scripts = new Map<string, Answer[]>();
 const hits = new Map<string, number>();
+/** Called when the upstream holds a request scripted to hang. */
+let onHang: () => void = () => {};
 let upstream: http.Server;
 let gateway: Gateway;
 let dir: string;
@@ -38,7 +40,7 @@ before(async () => {
       hits.set(scenario, n + 1);
       const list = scripts.get(scenario) ?? [{ status: 200, body: OK }];
       const answer = list[Math.min(n, list.length - 1)] as Answer;
-      if (answer === "hang") return;
+      if (answer === "hang") return onHang();
       res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
       res.end(answer.body ?? JSON.stringify({ error: { message: `scripted ${answer.status}` } }));
     });
@@ -188,8 +190,12 @@ describe("gateway: the witness of a rollout's calls", () => {
     const t = trial("hang-up", [{ status: 200, body: OK }, "hang"]);
     assert.equal((await t.ask()).status, 200);
     const agent = new AbortController();
-    setTimeout(() => agent.abort(), 100);
-    await assert.rejects(t.ask(agent.signal), { name: "AbortError" });
+    // The agent hangs up once the call is upstream: sooner, the gateway might record no call at all.
+    const held = new Promise<void>((resolve) => (onHang = resolve));
+    const call = t.ask(agent.signal);
+    await held;
+    agent.abort();
+    await assert.rejects(call, { name: "AbortError" });
     const [first, second] = await lines("hang-up");
     assert.equal(first?.response.status_code, 200);
     assert.equal(second?.metadata.fault, "agent");
