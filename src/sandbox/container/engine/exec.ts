@@ -119,6 +119,17 @@ export async function execInContainer(
   const env = Object.entries(options.env).map(([k, v]) => `${k}=${v}`);
   const argv = ["sh", "-c", LAUNCH, `${MARKER_PREFIX}${hex}`, command];
   const execId = await createExec(engine, id, argv, options.user, env, options.cwd);
+  // Aborted while the exec was being created (no listener yet to hear it): it never starts.
+  if (options.signal?.aborted) {
+    return {
+      exitCode: null,
+      stdout: "",
+      stderr: "",
+      timedOut: false,
+      aborted: true,
+      durationMs: Date.now() - started,
+    };
+  }
   const max = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   const stdout = new Tail(max);
   const stderr = new Tail(max);
