@@ -122,9 +122,11 @@ describe("container sandbox", () => {
 
   it("kills the whole process tree when an exec times out", async (t) => {
     if (!(await ready(t))) return;
+    // The limit runs from before the exec starts: it must leave the tree time to be there before
+    // the kill (a slow engine takes a while to start an exec), else the kill has nothing to find.
     const r = await sandbox.exec("(sleep 301 &); sleep 302 & setsid sleep 303 & sleep 304; echo finished", {
       user: "agent",
-      timeoutSec: 1,
+      timeoutSec: 10,
     });
     assert.equal(r.timedOut, true);
     assert.equal(r.exitCode, null);
