@@ -73,14 +73,19 @@ export async function hostPidsWith(marker: string): Promise<number[]> {
   return pids;
 }
 
-/** Polls until some host process carries `marker` (the command really started its child). */
-export async function waitForHostProcess(marker: string, tries = 200): Promise<number[]> {
-  for (let i = 0; i < tries; i++) {
+/**
+ * Polls until some host process carries `marker` (the command really started its child); bounded
+ * only against a hang, generously: a loaded machine can take seconds to start a sandbox.
+ */
+export async function waitForHostProcess(marker: string, boundMs = 60_000): Promise<number[]> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
     const pids = await hostPidsWith(marker);
     if (pids.length > 0) return pids;
+    if (Date.now() > deadline)
+      throw new Error(`no host process "sleep ${marker}" appeared within ${boundMs / 1000}s`);
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`no host process "sleep ${marker}" appeared`);
 }
 
 /** A unique `sleep` duration to recognise our own background child in the host's process table. */
