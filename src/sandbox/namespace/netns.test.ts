@@ -22,6 +22,20 @@ async function childrenOf(parent: number): Promise<{ pid: number; comm: string }
   return out;
 }
 
+/**
+ * The holder and slirp4netns among `parent`'s children. The holder says it is ready before it
+ * execs sleep, so its name is read until it is sleep (bounded only against a hang, generously).
+ */
+async function networkProcesses(parent: number): Promise<{ pid: number; comm: string }[]> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const theirs = await childrenOf(parent);
+    const mine = theirs.filter((c) => ["sleep", "slirp4netns"].includes(c.comm));
+    if (mine.length === 2 || Date.now() > deadline) return mine.length === 2 ? mine : theirs;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function gone(pids: number[]): Promise<boolean> {
   // Bounded only against a hang: the kernel ends them as soon as their parent dies.
   for (let i = 0; i < 500; i++) {
@@ -46,7 +60,7 @@ describe("namespace sandbox network: its processes", () => {
       const sandbox = await createNamespaceBackend().create(
         makeSpec(makeTask({ dir: task.dir }), { network: true }),
       );
-      const mine = (await childrenOf(process.pid)).filter((c) => ["sleep", "slirp4netns"].includes(c.comm));
+      const mine = await networkProcesses(process.pid);
       assert.deepEqual(mine.map((c) => c.comm).sort(), ["sleep", "slirp4netns"]);
       await sandbox.stop();
       assert.ok(await gone(mine.map((c) => c.pid)));
@@ -71,7 +85,7 @@ describe("namespace sandbox network: its processes", () => {
         reject(new Error(`the child exited (${code}) before its sandbox was ready`)),
       );
     });
-    const theirs = await childrenOf(child.pid as number);
+    const theirs = await networkProcesses(child.pid as number);
     const pids = theirs.filter((c) => ["sleep", "slirp4netns"].includes(c.comm)).map((c) => c.pid);
     assert.equal(pids.length, 2, JSON.stringify(theirs));
     child.kill("SIGKILL");
