@@ -4,20 +4,24 @@ import { after, before, describe, it } from "node:test";
 import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
 
 const DELAY_MS = 150;
+/** The order test's delay: far longer than a /models round trip, however slow the machine. */
+const LONG_DELAY_MS = 2_000;
 let policy: ScriptedPolicy;
+let patient: ScriptedPolicy;
 
 before(async () => {
-  policy = await startScriptedPolicy({
-    delayMs: DELAY_MS,
-    recordRequests: false,
-    script: { conversations: [{ replies: [{ content: "later" }] }] },
-  });
+  const options = { recordRequests: false, script: { conversations: [{ replies: [{ content: "later" }] }] } };
+  policy = await startScriptedPolicy({ ...options, delayMs: DELAY_MS });
+  patient = await startScriptedPolicy({ ...options, delayMs: LONG_DELAY_MS });
 });
-after(() => policy.close());
+after(async () => {
+  await policy.close();
+  await patient.close();
+});
 
-async function timed(init: RequestInit, route = "/chat/completions") {
+async function timed(init: RequestInit, route = "/chat/completions", on = policy) {
   const t0 = performance.now();
-  const res = await fetch(`${policy.baseUrl}${route}`, init);
+  const res = await fetch(`${on.baseUrl}${route}`, init);
   const text = await res.text();
   return { ms: performance.now() - t0, status: res.status, text };
 }
@@ -42,8 +46,8 @@ describe("scripted policy delayMs", () => {
 
   it("does not hold back other endpoints: /models sent after a chat call answers before it", async () => {
     const order: string[] = [];
-    const slow = timed(chat(false)).then(() => order.push("chat"));
-    const fast = timed({ method: "GET" }, "/models").then((r) => {
+    const slow = timed(chat(false), "/chat/completions", patient).then(() => order.push("chat"));
+    const fast = timed({ method: "GET" }, "/models", patient).then((r) => {
       order.push("models");
       assert.equal(JSON.parse(r.text).object, "list");
     });
