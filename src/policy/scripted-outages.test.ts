@@ -121,7 +121,8 @@ describe("scripted outages: times", () => {
   });
 
   it("holds the first request of a turn scripted to hang once, and answers the retry", async () => {
-    const quick = client.withOptions({ timeout: 300 });
+    // Long enough for the request to be at the server, however slow the machine, before it gives up.
+    const quick = client.withOptions({ timeout: 2_000 });
     await assert.rejects(
       quick.chat.completions.create({ model: "x", messages: ask("slow start") }),
       OpenAI.APIConnectionTimeoutError,
