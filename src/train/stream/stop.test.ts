@@ -27,7 +27,8 @@ async function follow(input: string, opts: StreamOptions = {}) {
   try {
     for await (const r of streamRollouts(input, {
       pollIntervalMs: 50,
-      timeoutMs: 20_000,
+      // A guard against a hang only, so generous: the fake run is slow to start on a loaded machine.
+      timeoutMs: 120_000,
       ...opts,
       onEnd: (e) => (end = e),
     }))

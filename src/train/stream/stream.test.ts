@@ -28,6 +28,12 @@ async function collect(
   }
 }
 
+/**
+ * --timeout of a stream that follows a fake run: a guard against a hang only, so generous (the
+ * fake run is a process of its own, slow to start on a loaded machine).
+ */
+const HANG_MS = 120_000;
+
 const FAKE_RUN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "fake-run.ts");
 
 /** A separate process that plays `bench run`: plans, then each job under its own lock. */
@@ -177,7 +183,7 @@ describe("stream following a run", () => {
       groupSize: 2,
       groupBy: "task,agent,model",
       pollIntervalMs: 200,
-      timeoutMs: 20_000,
+      timeoutMs: HANG_MS,
     });
     assert.equal(error, null);
     assert.equal(await run.exited, 0);
@@ -214,7 +220,7 @@ describe("stream following a run", () => {
     const records: StreamRecord[] = [];
     let error: unknown = null;
     try {
-      for await (const r of streamRollouts(dir, { pollIntervalMs: 100, timeoutMs: 20_000 })) {
+      for await (const r of streamRollouts(dir, { pollIntervalMs: 100, timeoutMs: HANG_MS })) {
         records.push(r);
         run.child.kill("SIGKILL");
       }
@@ -249,7 +255,7 @@ describe("stream following a run", () => {
       groupSize: 2,
       groupBy: "agent",
       pollIntervalMs: 100,
-      timeoutMs: 20_000,
+      timeoutMs: HANG_MS,
     });
     await run.exited;
     assert.equal(error, null);
