@@ -147,8 +147,8 @@ describe("bench run --sandbox container: eight at once, and nothing left behind"
 
     const args = ["run", tasks, "-a", "oracle", "-j", "8", "--jobs-dir", jobs, "--job-name", "killed", ...CT];
     const child = startBench(args);
-    for (let i = 0; (await ours("killed")).length === 0 && i < 300; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    // Bounded only against a hang, generously: a loaded engine is slow to make the first container.
+    await waitUntil(async () => (await ours("killed")).length > 0, "a container of the run", 120_000);
     assert.ok((await ours("killed")).length > 0, "containers were running when the run was killed");
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
