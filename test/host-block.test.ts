@@ -140,7 +140,7 @@ async function makeSandbox(
     );
     return {
       sandbox,
-      gatewayPrelude: `rm -f /tmp/relay-ready; ${NODE_MOUNT} -e '${FORWARDER.replace(/'/g, `'\\''`)}' ${RELAY_SOCKET} ${gatewayPort} /tmp/relay-ready & for i in $(seq 500); do [ -e /tmp/relay-ready ] && break; sleep 0.02; done; `,
+      gatewayPrelude: `rm -f /tmp/relay-ready; ${NODE_MOUNT} -e '${FORWARDER.replace(/'/g, `'\\''`)}' ${RELAY_SOCKET} ${gatewayPort} /tmp/relay-ready & for i in $(seq 3000); do [ -e /tmp/relay-ready ] && break; sleep 0.02; done; `,
       cleanup: async () => {
         await sandbox.stop();
         await relay.close();
