@@ -278,8 +278,15 @@ describe("bench view over HTTP", () => {
           }),
         );
         fs.renameSync(path.join(started.dir, ".r.tmp"), path.join(started.dir, "result.json"));
+        // A rollout still without its result is re-read (and announced) at every refresh, so an
+        // event for it may be one from before the rename: wait on events until the page has it.
+        const groupPage = async () => await (await fetch(new URL(group, s.url))).text();
         await until(`"path":"${p}"`);
-        const after = await (await fetch(new URL(group, s.url))).text();
+        let after = await groupPage();
+        while (/data-testid="withheld-reason"/.test(after)) {
+          await until(`"path":"${p}"`);
+          after = await groupPage();
+        }
         assert.doesNotMatch(after, /data-testid="withheld-reason"/);
         assert.deepEqual(cells(after, "reward"), ["1.000", "0.000", "1.000"]);
       } finally {
