@@ -162,11 +162,12 @@ describe("bench run: locks and resume", () => {
     const jobs = path.join(scratch(), "killed");
     const args = ["run", tasks, "-a", "oracle", "-j", "1", "--jobs-dir", jobs, "--job-name", "again", ...NS];
     const child = startBench(args);
-    // Kill it (SIGKILL: no chance to clean up) once the first rollout has finished.
-    await waitUntil(
-      async () => (await rollouts(jobs).catch(() => [])).some((r) => r.result !== null),
-      "the first rollout to finish",
-    );
+    // Kill it (SIGKILL: no chance to clean up) once the first rollout has finished and the next
+    // has started: right after a result.json the next rollout's folder may not be made yet.
+    await waitUntil(async () => {
+      const now = await rollouts(jobs).catch(() => []);
+      return now.some((r) => r.result !== null) && now.some((r) => r.result === null);
+    }, "the first rollout to finish and the next to start");
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const partial = await rollouts(jobs);
