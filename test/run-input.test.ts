@@ -266,7 +266,8 @@ describe("bench run: choosing tasks and stopping", () => {
       );
       await new Promise((r) => setTimeout(r, 300));
       child.kill("SIGTERM");
-      const code = await new Promise((r) => child.once("exit", (c) => r(c)));
+      // "close", not "exit": the last lines may still be in the pipe when the process has exited.
+      const code = await new Promise((r) => child.once("close", (c) => r(c)));
       assert.equal(code, 143);
       const cut = await rollouts(jobs);
       assert.deepEqual(
