@@ -6,7 +6,7 @@ import path from "node:path";
 import { before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, useScratch } from "./testing/bench.js";
+import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, useScratch, waitUntil } from "./testing/bench.js";
 
 const scratch = useScratch("train-e2e");
 
@@ -160,19 +160,17 @@ describe("bench train on oracle jobs", () => {
 });
 
 describe("bench train stream on a running job", () => {
-  async function waitFor(file: string): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      if (
-        await fs.access(file).then(
+  // Bounded only against a hang, generously: bench run starts slowly on a loaded machine.
+  const waitFor = (file: string) =>
+    waitUntil(
+      () =>
+        fs.access(file).then(
           () => true,
           () => false,
-        )
-      )
-        return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`${file} never appeared`);
-  }
+        ),
+      `${file} to appear`,
+      120_000,
+    );
 
   function collect(child: ReturnType<typeof startBench>): Promise<{ code: number | null; stdout: string }> {
     let stdout = "";
