@@ -217,11 +217,10 @@ describe("bench train stream on a running job", () => {
   });
 
   it("exits 1 when the run's process dies", async () => {
-    const tasks = await slowHelloTasks(
-      path.join(scratch(), "dying-tasks"),
-      ["slow-0", "slow-1", "slow-2", "slow-3"],
-      0.4,
-    );
+    // The first task ends soon, so the stream has a record to show; the others (run after it, in
+    // name order) last far longer than the test: the run dies with the stream following it.
+    const tasks = await slowHelloTasks(path.join(scratch(), "dying-tasks"), ["slow-0"], 0.4);
+    await slowHelloTasks(tasks, ["slow-1", "slow-2", "slow-3"], 600);
     const jobs = path.join(scratch(), "dying");
     const runner = startBench([
       "run",
@@ -238,8 +237,12 @@ describe("bench train stream on a running job", () => {
       "namespace",
     ]);
     await waitFor(path.join(jobs, "oracle/trial-01/d/evaluation.json"));
-    const stream = collect(startBench(["train", "stream", path.join(jobs, "oracle")]));
-    await new Promise((r) => setTimeout(r, 600));
+    const following = startBench(["train", "stream", path.join(jobs, "oracle")]);
+    let seen = "";
+    following.stdout?.on("data", (d) => (seen += d));
+    const stream = collect(following);
+    // Killed once the stream has shown the first rollout: it follows the run, which holds its lock.
+    await waitUntil(async () => seen.includes("\n"), "the stream's first record", 120_000);
     runner.kill("SIGKILL");
     const s = await stream;
     assert.equal(s.code, 1);
