@@ -130,7 +130,7 @@ export class Evaluation {
     const outcomes: Array<JobOutcome | undefined> = [];
     let notStarted = 0;
     const indexed = plan.jobs.map((job, index) => ({ job, index }));
-    await mapLimit(indexed, plan.parallelJobs, async ({ job, index }) => {
+    const jobsDone = mapLimit(indexed, plan.parallelJobs, async ({ job, index }) => {
       if (signal.aborted) return;
       if (breaker.stopped) {
         notStarted += await recordNotStarted(job.jobDir, plan, breaker.stopped);
@@ -173,6 +173,8 @@ export class Evaluation {
       notStarted += outcome.summary.not_started;
       emit({ type: "job-end", outcome });
     });
+    // With --executor slurm, the run (not each job) waits for its SLURM jobs to end on their nodes.
+    await (slurm ? jobsDone.finally(() => slurm.settle()) : jobsDone);
     // In plan order, whichever finished first.
     const jobs = outcomes.filter((o): o is JobOutcome => o !== undefined);
     const stopped = breaker.stopped;

@@ -76,12 +76,25 @@ export function isLeftover(
   return p !== null && p.host === host && p.pid !== process.pid && !isAlive(p.pid);
 }
 
-/** Jobs of runs on this host whose `bench run` is gone (SIGKILL): cancelled, so they write nothing more. */
-export async function reapLeftovers(): Promise<string[]> {
+/** How long a rerun waits for the jobs it cancelled to end (SLURM's KillWait, then their teardown). */
+const REAP_WAIT_MS = 120_000;
+
+/**
+ * Jobs of runs on this host whose `bench run` is gone (SIGKILL): cancelled, and waited for until
+ * SLURM says they ended, so they write nothing more once this run starts. `pending` lists those
+ * still ending after REAP_WAIT_MS (a node down holds its jobs), for the run to warn about.
+ */
+export async function reapLeftovers(): Promise<{ cancelled: string[]; pending: string[] }> {
   const host = os.hostname();
   const ids = await jobsWithComment((c) => isLeftover(c, host));
+  if (ids.length === 0) return { cancelled: [], pending: [] };
   await cancel(ids);
-  return ids;
+  const watcher = new JobWatcher(200);
+  const ended = new Set<string>();
+  const bound = sleep(REAP_WAIT_MS, undefined, { ref: false });
+  await Promise.race([Promise.all(ids.map((id) => watcher.wait(id).then(() => ended.add(id)))), bound]);
+  watcher.forget();
+  return { cancelled: ids, pending: ids.filter((id) => !ended.has(id)) };
 }
 
 /** Every job of this process's run: what Ctrl-C pressed twice (forced) cancels before exiting. */
@@ -267,6 +280,12 @@ function emptyState(category: "infra_error" | "interrupted", message: string): R
 
 export interface SlurmExecutor {
   startTrial(plan: TrialPlan): Promise<TrialResult>;
+  /**
+   * Resolves once SLURM says every job whose rollout was finished has ended (the node tears its
+   * sandbox down after result.json). Awaited by the run, not by each repeat job: the next job's
+   * trials need not wait for squeue to see the last one go.
+   */
+  settle(): Promise<void>;
 }
 
 /** `--exclude` for a retry: the node its last attempt was lost on, unless the user excludes nodes themselves. */
@@ -280,7 +299,13 @@ export function slurmExecutor(s: SlurmSettings, nodes = 1): SlurmExecutor {
   const watcher = new JobWatcher(s.pollMs ?? 500);
   // A trial lost to its node (died, preempted, cancelled there) is retried elsewhere when there is an elsewhere.
   const lostOn = new Map<string, string>();
+  const tearingDown = new Set<Promise<unknown>>();
   return {
+    async settle() {
+      // Nothing more will be submitted: squeue is asked more often for the few jobs still ending.
+      watcher.hurry();
+      while (tearingDown.size > 0) await Promise.all([...tearingDown]);
+    },
     async startTrial(plan) {
       const startedAt = new Date();
       const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
@@ -325,8 +350,9 @@ export function slurmExecutor(s: SlurmSettings, nodes = 1): SlurmExecutor {
         plan.signal.removeEventListener("abort", stop);
       }
       if (end === null) {
-        // The node still tears its sandbox down: the job waits for that as for a local deferred cleanup.
-        plan.deferCleanup?.(ended.then(() => undefined));
+        // The node still tears its sandbox down: the run (settle) waits for SLURM's word that it ended.
+        const teardown = ended.finally(() => tearingDown.delete(teardown));
+        tearingDown.add(teardown);
         const done = (await readResult(rolloutDir)) as TrialResult;
         executor.node = done.executor?.node ?? null;
         const result = await finish(done);

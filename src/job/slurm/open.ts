@@ -12,6 +12,8 @@ import { checkNodesSeeJobsDir, reapLeftovers, type SlurmSettings, slurmExecutor 
 
 export interface OpenSlurm {
   startTrial(plan: TrialPlan): Promise<TrialResult>;
+  /** Waits for the SLURM jobs of finished rollouts to end (their nodes' teardown). */
+  settle(): Promise<void>;
   /** The policy with its gateway listening where the nodes reach it. */
   policyFor(policy: ResolvedPolicy): ResolvedPolicy;
   nodes: string[];
@@ -24,9 +26,13 @@ export async function openSlurm(
   warn: (m: string) => void,
 ): Promise<OpenSlurm> {
   const reaped = await reapLeftovers();
-  if (reaped.length > 0)
+  if (reaped.cancelled.length > 0)
     warn(
-      `--executor slurm: cancelled ${reaped.length} SLURM job(s) a killed run left behind (${reaped.join(", ")})`,
+      `--executor slurm: cancelled ${reaped.cancelled.length} SLURM job(s) a killed run left behind (${reaped.cancelled.join(", ")})`,
+    );
+  if (reaped.pending.length > 0)
+    warn(
+      `--executor slurm: SLURM job(s) ${reaped.pending.join(", ")} of a killed run were cancelled but have not ended yet (a node down?); they write nothing into this run's rollouts`,
     );
   const nodes = await checkNodesSeeJobsDir(
     plan.jobsDir,
@@ -39,6 +45,7 @@ export async function openSlurm(
     nodes,
     gatewayHost,
     startTrial: executor.startTrial,
+    settle: executor.settle,
     policyFor: (policy) => ({ ...policy, gateway: { ...policy.gateway, host: gatewayHost } }),
   };
 }

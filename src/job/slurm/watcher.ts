@@ -21,7 +21,21 @@ export class JobWatcher {
   private readonly waiting = new Map<string, Waiter>();
   private running = false;
 
-  constructor(private readonly pollMs: number) {}
+  constructor(
+    private pollMs: number,
+    /** The interval once the run only waits for its last jobs to end (hurry). */
+    private readonly hurriedMs = 100,
+  ) {}
+
+  /** Stops asking about every job still waited on (their waits never resolve). */
+  forget(): void {
+    this.waiting.clear();
+  }
+
+  /** Ask more often from now on: nothing is submitted any more, a few jobs are ending. */
+  hurry(): void {
+    this.pollMs = Math.min(this.pollMs, this.hurriedMs);
+  }
 
   /** Resolves once SLURM says the job has ended (or has forgotten it). */
   wait(id: string): Promise<JobEnd> {
