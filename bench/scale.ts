@@ -50,9 +50,10 @@ async function wallMs(
 
 /**
  * --executor slurm on the local cluster of scripts/setup-slurm.sh. The time one more trial costs:
- * (wall of 4 trials one after another - wall of 1) / 3, which leaves out what a run pays once (the
+ * (wall of 6 trials one after another - wall of 1) / 5, which leaves out what a run pays once (the
  * start check's srun on each node), next to the same on the local executor; the start itself is its
- * own row. And the group of 8 at --parallel-jobs 8 placed by SLURM next to one trial there.
+ * own row. Five trials make the mean: SLURM's scheduling pass (once a second, whenever the sbatch
+ * came) makes each trial's cost vary by up to 1 s. And the group of 8 at --parallel-jobs 8 placed by SLURM next to one trial there.
  */
 async function benchSlurm(): Promise<BenchRow[]> {
   // The built package (what npm installs), so a node starts plain node on built code as a user's does;
@@ -70,11 +71,11 @@ async function benchSlurm(): Promise<BenchRow[]> {
     const run = (trials: number, parallelJobs: number, executor?: ExecutorSetting) =>
       wallMs(task, path.join(scratch, `run-${n++}`), trials, parallelJobs, executor, built.Evaluation);
     const localOne = await run(1, 1);
-    const localFour = await run(4, 1);
+    const localSix = await run(6, 1);
     const slurmOne = await run(1, 1, slurm);
-    const slurmFour = await run(4, 1, slurm);
-    const localPer = (localFour - localOne) / 3;
-    const slurmPer = (slurmFour - slurmOne) / 3;
+    const slurmSix = await run(6, 1, slurm);
+    const localPer = (localSix - localOne) / 5;
+    const slurmPer = (slurmSix - slurmOne) / 5;
     const group = await run(8, 8, slurm);
     return [
       {
