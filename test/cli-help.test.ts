@@ -3,6 +3,7 @@
 // stated, no `(default: [])` noise.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { bench, REPO } from "./testing/bench.js";
@@ -70,6 +71,37 @@ function optionText(help: string, flags: string): string {
   return [lines[i], ...rest.slice(0, end === -1 ? 0 : end)].join(" ").replace(/\s+/g, " ");
 }
 
+/** An example as argv: quoted words kept whole, a trailing `# comment` and leading VAR=value dropped. */
+function exampleArgv(line: string): string[] {
+  const code = line.replace(/\s+#\s.*$/, "");
+  const words = (code.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((t) => t.replace(/^(['"])(.*)\1$/, "$2"));
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? "")) words.shift();
+  return words;
+}
+
+/** The flags a help page's Options list offers (short and long forms). */
+function offeredFlags(help: string): Set<string> {
+  const block = /\nOptions:\n([\s\S]*?)(\n\n|$)/.exec(help)?.[1] ?? "";
+  const flags = new Set<string>();
+  for (const line of block.split("\n")) {
+    const head = /^ {2}(-[^ ].*?)(?: {2,}|$)/.exec(line)?.[1] ?? "";
+    for (const f of head.matchAll(/(?:^|[ ,])(--?[\w-]+)/g)) flags.add(f[1] as string);
+  }
+  return flags;
+}
+
+/** The flags a help page marks (required). */
+function requiredFlags(help: string): string[] {
+  const block = /\nOptions:\n([\s\S]*?)(\n\n|$)/.exec(help)?.[1] ?? "";
+  const entries = block.split(/\n(?= {2}-)/);
+  return entries
+    .filter((e) => /\(required\)/.test(e.replace(/\s+/g, " ")))
+    .map((e) =>
+      [...(/^ {2}(-[^ ].*?)(?: {2,}|$)/m.exec(e)?.[1] ?? "").matchAll(/--?[\w-]+/g)].map((m) => m[0]),
+    )
+    .map((forms) => forms.join("|"));
+}
+
 describe("bench --help, every command", () => {
   it("has Examples, Exit codes (2 among them), Environment where it reads variables, and no empty defaults", async () => {
     const pages = await allHelp();
@@ -101,6 +133,45 @@ describe("bench --help, every command", () => {
       for (const flags of REQUIRED[cmd] ?? [])
         assert.match(optionText(help, flags), /\(required\)/, `${cmd}: ${flags} marked required`);
     }
+  });
+
+  it("every example names a command there is, only flags that command offers, its required ones, and paths in the repository", async () => {
+    const pages = await allHelp();
+    let checked = 0;
+    for (const [page, help] of pages) {
+      const block = /\nExamples:\n((?: {2}\$ .*\n)+)/.exec(help)?.[1] ?? "";
+      for (const line of block.split("\n").filter(Boolean)) {
+        const argv = exampleArgv(line.replace(/^ {2}\$ /, ""));
+        const where = `${page} --help, example "${line.trim()}"`;
+        assert.deepEqual(argv.slice(0, 2), ["npx", "bench"], `${where}: runs bench as the README says`);
+        // The longest command path the example starts with; what follows is its arguments.
+        let cmd = "bench";
+        let rest = argv.slice(2);
+        while (rest.length > 0 && pages.has(`${cmd} ${rest[0]}`)) {
+          cmd = `${cmd} ${rest[0]}`;
+          rest = rest.slice(1);
+        }
+        const own = pages.get(cmd) as string;
+        const offered = offeredFlags(own);
+        for (const token of rest.filter((t) => /^--?[a-zA-Z]/.test(t))) {
+          const flag = token.split("=")[0] as string;
+          assert.ok(
+            offered.has(flag),
+            `${where}: ${cmd} has no ${flag} (it offers ${[...offered].join(" ")})`,
+          );
+        }
+        if (!rest.includes("--help"))
+          for (const forms of requiredFlags(own))
+            assert.ok(
+              forms.split("|").some((f) => rest.includes(f)),
+              `${where}: ${cmd} requires ${forms}`,
+            );
+        for (const p of rest.filter((t) => t.startsWith("examples/")))
+          assert.ok(existsSync(path.join(REPO, p)), `${where}: ${p} is not in the repository`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 30, `checked ${checked} examples`);
   });
 
   it("states the defaults the library computes: --job-name, --sandbox, --max-concurrent-trials", async () => {

@@ -9,6 +9,7 @@ import { tmp } from "../src/train/testing/tmp.js";
 import { fixed } from "../src/view/html/format.js";
 import { type RunSummary, startViewServer, type ViewServer } from "../src/view/index.js";
 import { bench } from "./testing/bench.js";
+import { sharedViewRun, type ViewRun } from "./testing/view-run.js";
 
 interface ManifestGroup {
   id: string;
@@ -25,6 +26,83 @@ interface ManifestGroup {
 
 const cells = (page: string, field: string) =>
   [...page.matchAll(new RegExp(`data-field="${field}"[^>]*>([^<]*)<`, "g"))].map((m) => m[1]);
+
+/** The manifest's groups of `bench train convert --manifest` on `root`, by `norm`. */
+async function manifestGroups(root: string, out: string, norm: "grpo" | "loo") {
+  const manifest = path.join(out, `manifest-${norm}.json`);
+  const res = await bench([
+    "train",
+    "convert",
+    root,
+    "--out",
+    path.join(out, `rows-${norm}.jsonl`),
+    "--manifest",
+    manifest,
+    "--group-advantage",
+    norm,
+    "--group-by",
+    "task,agent,model",
+  ]);
+  assert.equal(res.code, 0, res.stderr);
+  const m = JSON.parse(fs.readFileSync(manifest, "utf8"));
+  return { groups: m.training_signal.groups as ManifestGroup[], rolloutsSeen: m.rollouts_seen as number };
+}
+
+/**
+ * `bench results --json`, `bench train convert --manifest` and the page served over `root` agree:
+ * the same groups in the same order, withholding, means, stds, rewards and advantages (3 decimals on
+ * the page). Returns what `bench results` said, for the caller's own expectations.
+ */
+async function assertAgree(root: string, out: string, server: ViewServer, norm: "grpo" | "loo") {
+  const [json, manifest] = await Promise.all([
+    bench(["results", root, "--json", "--advantage", norm]),
+    manifestGroups(root, out, norm),
+  ]);
+  assert.equal(json.code, 0, json.stderr);
+  const s = JSON.parse(json.stdout) as RunSummary;
+  assert.deepEqual(s.group_by, ["task", "agent", "model"]);
+  assert.equal(s.run.rollouts, manifest.rolloutsSeen);
+  assert.deepEqual(
+    s.groups.map((g) => g.id),
+    manifest.groups.map((g) => g.id),
+  );
+  for (const [i, g] of s.groups.entries()) {
+    const m = manifest.groups[i] as ManifestGroup;
+    assert.equal(g.withheld, m.withheld, g.id);
+    assert.equal(g.mean, m.mean, g.id);
+    assert.equal(g.std, m.std, g.id);
+    assert.deepEqual(
+      g.members.map((x) => [
+        path.join(root, x.rollout),
+        x.reward,
+        x.advantage,
+        x.withheld_reason ?? undefined,
+      ]),
+      m.members.map((x) => [x.rollout_dir, x.reward, x.advantage, x.withheld_reason]),
+      g.id,
+    );
+  }
+  // The page: the run's totals and each group's members as printed, 3 decimals.
+  const home = await (await fetch(new URL(`/?advantage=${norm}`, server.url))).text();
+  assert.deepEqual(cells(home, "rollouts"), [String(s.run.rollouts)]);
+  assert.deepEqual(cells(home, "mean-reward"), [fixed(s.run.mean_reward)]);
+  assert.match(home, new RegExp(`data-testid="group-key">${s.group_by.join(",")}<`));
+  for (const g of s.groups) {
+    const page = await (await fetch(new URL(`/groups/${g.url_id}?advantage=${norm}`, server.url))).text();
+    assert.deepEqual(
+      cells(page, "advantage"),
+      g.members.map((x) => fixed(x.advantage)),
+      g.id,
+    );
+    assert.deepEqual(
+      cells(page, "reward"),
+      g.members.map((x) => fixed(x.reward)),
+      g.id,
+    );
+    if (g.withheld) assert.match(page, new RegExp(`data-testid="withheld-reason">${g.withheld}<`));
+  }
+  return s;
+}
 
 describe("bench results: the page's numbers and the manifest's", () => {
   const root = tmp("bf-results-");
@@ -49,44 +127,10 @@ describe("bench results: the page's numbers and the manifest's", () => {
   });
   after(() => server?.close());
 
-  const manifestGroups = (norm: "grpo" | "loo") => {
-    const manifest = path.join(out, `manifest-${norm}.json`);
-    const r = bench([
-      "train",
-      "convert",
-      root,
-      "--out",
-      path.join(out, `rows-${norm}.jsonl`),
-      "--manifest",
-      manifest,
-      "--group-advantage",
-      norm,
-      "--group-by",
-      "task,agent,model",
-    ]);
-    return r.then((res) => {
-      assert.equal(res.code, 0, res.stderr);
-      const m = JSON.parse(fs.readFileSync(manifest, "utf8"));
-      return { groups: m.training_signal.groups as ManifestGroup[], rolloutsSeen: m.rollouts_seen as number };
-    });
-  };
-
   for (const norm of ["grpo", "loo"] as const) {
     it(`--json, the page and convert --manifest agree (${norm})`, async () => {
-      const [json, manifest] = await Promise.all([
-        bench(["results", root, "--json", "--advantage", norm]),
-        manifestGroups(norm),
-      ]);
-      assert.equal(json.code, 0, json.stderr);
-      const s = JSON.parse(json.stdout) as RunSummary;
-      assert.deepEqual(s.group_by, ["task", "agent", "model"]);
-      assert.equal(s.run.rollouts, manifest.rolloutsSeen);
+      const s = await assertAgree(root, out, server, norm);
       assert.equal(s.run.replaced, 1);
-      // Groups: the same ids in the same order, the same withholding, means and advantages.
-      assert.deepEqual(
-        s.groups.map((g) => g.id),
-        manifest.groups.map((g) => g.id),
-      );
       const withheld = Object.fromEntries(s.groups.map((g) => [g.key.task, g.withheld]));
       assert.deepEqual(withheld, {
         hello: null,
@@ -96,41 +140,6 @@ describe("bench results: the page's numbers and the manifest's", () => {
         nop: "no_model_calls",
         down: "all_calls_failed",
       });
-      for (const [i, g] of s.groups.entries()) {
-        const m = manifest.groups[i] as ManifestGroup;
-        assert.equal(g.withheld, m.withheld, g.id);
-        assert.equal(g.mean, m.mean, g.id);
-        assert.equal(g.std, m.std, g.id);
-        assert.deepEqual(
-          g.members.map((x) => [
-            path.join(root, x.rollout),
-            x.reward,
-            x.advantage,
-            x.withheld_reason ?? undefined,
-          ]),
-          m.members.map((x) => [x.rollout_dir, x.reward, x.advantage, x.withheld_reason]),
-          g.id,
-        );
-      }
-      // The page: the run's totals and each group's members as printed, 3 decimals.
-      const home = await (await fetch(new URL(`/?advantage=${norm}`, server.url))).text();
-      assert.deepEqual(cells(home, "rollouts"), [String(s.run.rollouts)]);
-      assert.deepEqual(cells(home, "mean-reward"), [fixed(s.run.mean_reward)]);
-      assert.match(home, new RegExp(`data-testid="group-key">${s.group_by.join(",")}<`));
-      for (const g of s.groups) {
-        const page = await (await fetch(new URL(`/groups/${g.url_id}?advantage=${norm}`, server.url))).text();
-        assert.deepEqual(
-          cells(page, "advantage"),
-          g.members.map((x) => fixed(x.advantage)),
-          g.id,
-        );
-        assert.deepEqual(
-          cells(page, "reward"),
-          g.members.map((x) => fixed(x.reward)),
-          g.id,
-        );
-        if (g.withheld) assert.match(page, new RegExp(`data-testid="withheld-reason">${g.withheld}<`));
-      }
       const hello = s.groups.find((g) => g.key.task === "hello");
       assert.deepEqual(
         hello?.members.map((x) => fixed(x.advantage)),
@@ -159,4 +168,33 @@ describe("bench results: the page's numbers and the manifest's", () => {
     assert.match(table.stdout, /withheld: no_model_calls/);
     assert.match(table.stdout, /zero spread/);
   });
+});
+
+// The same three ways over the folder a real `bench run` made: bench-agent on the scripted policy
+// with --capture-tokens (test/testing/view-run.ts), the folder the browser tests look at.
+describe("bench results on a folder bench run made (bench-agent, scripted policy, --capture-tokens)", () => {
+  const out = tmp("bf-results-run-out-");
+  let run: ViewRun;
+  let server: ViewServer;
+
+  before(async () => {
+    run = await sharedViewRun();
+    server = await startViewServer({ jobsDir: run.jobsDir });
+  });
+  after(() => server?.close());
+
+  for (const norm of ["grpo", "loo"] as const) {
+    it(`--json, the page and convert --manifest agree (${norm})`, async () => {
+      const s = await assertAgree(run.jobsDir, out, server, norm);
+      assert.equal(s.run.rollouts, run.rollouts.length);
+      const spread = s.groups.find((g) => g.key.task === run.spread.task);
+      const byPath = Object.fromEntries(spread?.members.map((m) => [m.rollout, fixed(m.advantage)]) ?? []);
+      assert.deepEqual(
+        run.spread.rollouts.map((r) => byPath[r.path]),
+        norm === "grpo" ? run.spread.grpo : run.spread.loo,
+      );
+      const withheld = s.groups.find((g) => g.key.task === run.withheld.task);
+      assert.equal(withheld?.withheld, run.withheld.withheld);
+    });
+  }
 });
