@@ -76,6 +76,36 @@ describe("the library's options", () => {
     assert.equal(msg, `jobsDir ${file}: not a folder; pass a folder, or a path where one can be made`);
   });
 
+  it("refusals deeper in the library name its options too: include, jobsDir, jobName", async () => {
+    const include = await refusal(() =>
+      new Evaluation({ tasks: EXAMPLES, agent: "oracle", include: ["helo"] }).plan(),
+    );
+    assert.match(include, /^include helo matches none of the \d+ task\(s\) in /);
+    const empty = path.join(root, "no-rollouts");
+    await fs.mkdir(empty);
+    const nothing = await refusal(() => convertJob({ jobs: empty, out: path.join(root, "none.jsonl") }));
+    assert.match(nothing, /holds no rollout .*\(its jobsDir\), a job folder or a rollout folder/);
+    const file = path.join(root, "not-a-folder.jsonl");
+    await fs.writeFile(file, "");
+    const stream = await refusal(async () => {
+      for await (const _ of streamRollouts(file, { follow: false })) break;
+    });
+    assert.match(stream, /is a file, not a folder; .*\(the run's jobsDir\)/);
+    // One job name, planned for other tasks: the fix names jobName.
+    const jobsDir = path.join(root, "jobs-reused");
+    const same = { agent: "oracle", jobsDir, jobName: "same", sandbox: "namespace" } as const;
+    const first = await new Evaluation({ ...same, tasks: HELLO }).run();
+    assert.equal(first.results[0]?.rewards?.reward, 1);
+    const reused = await refusal(() =>
+      new Evaluation({ ...same, tasks: EXAMPLES, include: ["half-life"] }).run(),
+    );
+    assert.match(
+      reused,
+      /was planned for tasks hello; this run differs\. Use another jobName to start a new job\./,
+    );
+    for (const msg of [include, nothing, stream, reused]) assert.doesNotMatch(msg, /--[a-z]/);
+  });
+
   it("the command still names its flags for the same mistakes", async () => {
     const r = await bench(["run", HELLO, "-a", "oracel", "--trials", "2", "--jobs-dir", root]);
     assert.equal(r.code, 2);

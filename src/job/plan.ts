@@ -294,7 +294,7 @@ async function refuseComposeTasks(tasks: JobTask[], reason: string): Promise<voi
   }
   if (found.length === 0) return;
   throw new UserInputError(
-    `${found.length} task(s) have several containers, which only --sandbox container runs: ${found.join(", ")}. The run picked the namespace sandbox (${reason}); start Docker or Podman (scripts/setup-podman.sh) and use --sandbox container, or leave these tasks out with --exclude`,
+    `${found.length} task(s) have several containers, which only ${optionValue("sandbox", "--sandbox", "container")} runs: ${found.join(", ")}. The run picked the namespace sandbox (${reason}); start Docker or Podman (scripts/setup-podman.sh) and use ${optionValue("sandbox", "--sandbox", "container")}, or leave these tasks out with ${optionName("exclude", "--exclude")}`,
   );
 }
 
@@ -335,11 +335,16 @@ async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: st
   try {
     raw = await readJsonIfExists(file);
   } catch {
-    throw new UserInputError(`${file} is not valid JSON: move the job folder away or use another --job-name`);
+    throw new UserInputError(
+      `${file} is not valid JSON: move the job folder away or use another ${optionName("jobName", "--job-name")}`,
+    );
   }
   if (raw === undefined) return (await exists(jobDir)) && (await fs.readdir(jobDir)).length > 0;
   const old = EvaluationPlan.safeParse(raw);
-  if (!old.success) throw new UserInputError(`${file} is not a BenchFlow plan: use another --job-name`);
+  if (!old.success)
+    throw new UserInputError(
+      `${file} is not a BenchFlow plan: use another ${optionName("jobName", "--job-name")}`,
+    );
   const was = old.data;
   const mismatch =
     was.agent !== plan.agent
@@ -351,7 +356,7 @@ async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: st
           : null;
   if (mismatch) {
     throw new UserInputError(
-      `job ${plan.job_name} (${plan.trial}) was planned for ${mismatch}; this run differs. Use another --job-name to start a new job.`,
+      `job ${plan.job_name} (${plan.trial}) was planned for ${mismatch}; this run differs. Use another ${optionName("jobName", "--job-name")} to start a new job.`,
     );
   }
   for (const t of plan.tasks) {

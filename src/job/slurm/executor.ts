@@ -11,6 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/layout.js";
+import { optionName } from "../../options.js";
 import { outcomeOf } from "../../schemas/outcome.js";
 import { type TrialExecutor, TrialResult } from "../../schemas/result.js";
 import { finishTrial } from "../../trial/record.js";
@@ -118,7 +119,9 @@ async function partitionOf(s: SlurmSettings): Promise<string> {
   const r = await slurm("sinfo", ["-h", "-o", "%P"]);
   const def = r.stdout.split("\n").find((p) => p.trim().endsWith("*"));
   if (!def)
-    throw new UserInputError("--executor slurm: SLURM has no default partition; pass --slurm-partition");
+    throw new UserInputError(
+      `--executor slurm: SLURM has no default partition; pass ${optionName("executor.partition", "--slurm-partition")}`,
+    );
   return def.trim().slice(0, -1);
 }
 

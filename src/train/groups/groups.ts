@@ -1,7 +1,7 @@
 // The one group computation behind convert, stream and the library: keys, the seed's withholding
 // rules, and advantages over the scored members.
 import { UserInputError } from "../../errors.js";
-import { optionName } from "../../options.js";
+import { optionName, optionValue } from "../../options.js";
 import {
   GROUP_BY_KEYS,
   type GroupBlock,
@@ -176,7 +176,7 @@ export class JobSplitCheck {
     const fix = this.rest.length > 0 ? this.rest.join(",") : "task,agent,model";
     return (
       "every group has one rollout, so none gets an advantage: each trial-NN is a job of its own. " +
-      `Leave job out of --group-by (--group-by ${fix}) to group a task's repeats across its trial-NN jobs.`
+      `Leave job out of ${optionName("groupBy", "--group-by")} (${optionValue("groupBy", "--group-by", fix)}) to group a task's repeats across its trial-NN jobs.`
     );
   }
 }

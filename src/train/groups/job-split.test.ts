@@ -9,7 +9,8 @@ import { streamRollouts } from "../stream/stream.js";
 import { writeGroup, writeJob } from "../testing/job-builder.js";
 import { tmp } from "../testing/tmp.js";
 
-const FIX = /each trial-NN is a job of its own\. Leave job out of --group-by \(--group-by task,agent,model\)/;
+// Called from code, the fix names the library's option (the command's flag is in exit-codes.test.ts).
+const FIX = /each trial-NN is a job of its own\. Leave job out of groupBy \(groupBy: "task,agent,model"\)/;
 
 async function convertWarnings(jobs: string, groupBy?: string): Promise<string[]> {
   const warnings: string[] = [];

@@ -116,12 +116,12 @@ async function checkPath(input: string, follow: boolean, warn: ((m: string) => v
   const stat = await fs.stat(input).catch(() => null);
   if (stat?.isFile())
     throw new UserInputError(
-      `${input} is a file, not a folder; give a job folder or a folder of jobs (the run's --jobs-dir)`,
+      `${input} is a file, not a folder; give a job folder or a folder of jobs (the run's ${optionName("jobsDir", "--jobs-dir")})`,
     );
   if (!follow) await assertFolder(input);
   else if (!stat)
     warn?.(
-      `${input} does not exist yet: waiting for a run to make it (Ctrl-C stops; --no-follow scans once and exits 2 on a missing path)`,
+      `${input} does not exist yet: waiting for a run to make it (Ctrl-C stops; ${optionName("follow: false", "--no-follow")} scans once and ${optionName("throws", "exits 2")} on a missing path)`,
     );
 }
 
@@ -177,7 +177,9 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
       const now = Date.now();
       if (deadline !== null && now >= deadline) {
         yield* tally.add(grouper.flush());
-        throw new StreamTimeout(`${input}: --timeout reached before every job finished.`);
+        throw new StreamTimeout(
+          `${input}: ${optionName("timeoutMs", "--timeout")} reached before every job finished.`,
+        );
       }
       await watcher.wait(
         Math.min(lastPoll + poll - now, deadline === null ? poll : deadline - now),
