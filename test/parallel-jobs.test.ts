@@ -105,6 +105,37 @@ describe("--parallel-jobs: the repeats of a group at once", () => {
     }
   });
 
+  it("--max-concurrent-trials bounds the trials of all the run's jobs at once", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch(), "tasks-bounded"), ["sleepy"], 3);
+    const jobsDir = path.join(scratch(), "jobs-bounded");
+    const run = await bench([
+      "run",
+      tasks,
+      "-a",
+      "oracle",
+      "--sandbox",
+      "namespace",
+      "--trials",
+      "4",
+      "--parallel-jobs",
+      "4",
+      "-j",
+      "1",
+      "--max-concurrent-trials",
+      "2",
+      "--jobs-dir",
+      jobsDir,
+      "-q",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const job = await loadJob(path.join(jobsDir, "oracle"));
+    assert.equal(job.trials.length, 4);
+    assert.ok(job.trials.every((t) => t.reward === 1));
+    // Four jobs at once, but never more than two trials: the run's gate, not each job's -j.
+    const times = job.trials.map((t) => t.result as { started_at: string; finished_at: string });
+    assert.equal(mostAtOnce(times), 2);
+  });
+
   it("after a SIGINT mid-way, a rerun with the same --job-name completes exactly the missing trials", async () => {
     const tasks = await slowHelloTasks(path.join(scratch(), "tasks-resume"), ["sleepy"], 5);
     const jobsDir = path.join(scratch(), "jobs-resume");

@@ -119,6 +119,11 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     const running = () => jobsOfRun("cancelled", "RUNNING").map((j) => j.id);
     await waitUntil(async () => running().length === 1, "the trial's SLURM job running", 60_000);
     const [first] = running();
+    // While it runs, scontrol knows the job by the id result.json records (accounting is off here).
+    const shown = execFileSync("scontrol", ["show", "job", "-o", first as string], { encoding: "utf8" });
+    assert.match(shown, /\bJobState=RUNNING\b/);
+    assert.match(shown, /\bJobName=bf-slow__[0-9a-f]{8}\b/);
+    assert.match(shown, /\bComment=benchflow:run=cancelled:host=/);
     execFileSync("scancel", [first as string]);
     assert.equal(await exited, 0, stderr);
     const all = await loadJob(path.join(jobsDir, "oracle"), { attempts: "all" });

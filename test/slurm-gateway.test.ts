@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Evaluation } from "../src/job/evaluation.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts } from "./testing/bench.js";
 import { clusterMissing, SHARED_ROOT } from "./testing/slurm.js";
@@ -42,29 +41,44 @@ describe("--executor slurm: the gateway on the submitting host, reached at a non
   it("bench-agent with --capture-tokens scores as locally and its rows have the same shape", async () => {
     const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
     const policy = await startScriptedPolicy({ script, apiKey: KEY });
-    const run = (jobs: string, slurm: boolean) =>
-      new Evaluation({
-        tasks: path.join(scratch, "tasks", "hello"),
-        agent: "bench-agent",
-        model: "vllm/scripted",
-        jobsDir: path.join(scratch, jobs),
-        sandbox: "namespace",
-        retryAttempts: 0,
-        env: {},
-        policy: { baseUrl: policy.baseUrl, apiKey: KEY, captureTokens: true },
-        ...(slurm ? { executor: { kind: "slurm" as const } } : {}),
-      }).run();
+    // As a user types it: bench run with --capture-tokens, here and then with --executor slurm.
+    const run = async (jobs: string, slurm: boolean) => {
+      const r = await bench([
+        "run",
+        path.join(scratch, "tasks", "hello"),
+        "-a",
+        "bench-agent",
+        "-m",
+        "vllm/scripted",
+        "--base-url",
+        policy.baseUrl,
+        "--api-key",
+        KEY,
+        "--capture-tokens",
+        "--sandbox",
+        "namespace",
+        "--retry-attempts",
+        "0",
+        "--jobs-dir",
+        path.join(scratch, jobs),
+        "-q",
+        ...(slurm ? ["--executor", "slurm"] : []),
+      ]);
+      const found = await rollouts(path.join(scratch, jobs));
+      return { code: r.code, stderr: r.stderr, result: found[0]?.result ?? null };
+    };
     try {
       const local = await run("jobs-local", false);
       const remote = await run("jobs-slurm", true);
-      assert.equal(local.exitCode, 0);
-      assert.equal(remote.exitCode, 0, JSON.stringify(remote.results[0]));
-      const r = remote.results[0];
+      assert.equal(local.code, 0, local.stderr);
+      assert.equal(remote.code, 0, `${remote.stderr}\n${JSON.stringify(remote.result)}`);
+      const r = remote.result;
       assert.equal(r?.rewards?.reward, 1);
       assert.equal(r?.executor?.kind, "slurm");
       assert.match(String(r?.executor?.node), /^n[12]$/);
+      assert.match(String(r?.executor?.slurm_job_id), /^\d+$/);
       // The gateway's usage reached the node's result.json on the host, as in a local run.
-      assert.equal(r?.n_model_calls, local.results[0]?.n_model_calls);
+      assert.equal(r?.n_model_calls, local.result?.n_model_calls);
       const [rollout] = await rollouts(path.join(scratch, "jobs-slurm"));
       assert.ok(Number(r?.n_model_calls ?? 0) >= 2);
       // What the node was given: the gateway at a routable address, and this trial's own key only.
