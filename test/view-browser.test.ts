@@ -71,6 +71,7 @@ describe("bench view in a real browser", { skip }, () => {
   let page: Page;
   const dialogs: string[] = [];
   const pageErrors: string[] = [];
+  const requested: string[] = [];
 
   before(async () => {
     dir = await tempDir("view-browser");
@@ -87,6 +88,8 @@ describe("bench view in a real browser", { skip }, () => {
       void d.dismiss();
     });
     page.on("pageerror", (e) => pageErrors.push(String(e)));
+    // Offline by design: every request a page makes goes to the viewer it came from.
+    page.on("request", (r) => requested.push(r.url()));
     console.log(`screenshots: ${SCREENSHOTS}`);
   });
 
@@ -370,8 +373,12 @@ describe("bench view in a real browser", { skip }, () => {
     await screenshot(page, "10-runs-live");
   });
 
-  it("no page raised a script error or a dialog", () => {
+  it("no page raised a script error or a dialog, or asked anything of another origin", () => {
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(dialogs, []);
+    const ours = new Set([new URL(server.url).origin, new URL(plainServer.url).origin]);
+    const elsewhere = requested.filter((u) => !u.startsWith("data:") && !ours.has(new URL(u).origin));
+    assert.ok(requested.length > 10, `the pages made ${requested.length} requests`);
+    assert.deepEqual(elsewhere, [], "a request left the viewer (a CDN, a font, an image)");
   });
 });

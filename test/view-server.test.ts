@@ -352,3 +352,60 @@ describe("bench view over HTTP", () => {
     assert.equal(r.stderr.trim().split("\n").length, 1);
   });
 });
+
+// Two arms of a --skill-mode A/B (config.json's skill_mode per rollout): each arm's totals and each
+// task's mean in each arm, and the pair of arms linked from the A/B page.
+describe("bench view: the A/B page over two --skill-mode arms", () => {
+  const root = tmp("bf-view-ab-");
+  let server: ViewServer;
+
+  before(async () => {
+    const arm = (jobName: string, mode: string, task: string, rewards: number[]) => {
+      for (const r of writeGroup(root, { task, rewards, jobName })) {
+        const file = path.join(r.dir, "config.json");
+        const config = JSON.parse(fs.readFileSync(file, "utf8"));
+        fs.writeFileSync(file, JSON.stringify({ ...config, skill_mode: mode }));
+      }
+    };
+    arm("with", "with-skill", "hello", [1, 1, 0.5]);
+    arm("with", "with-skill", "bye", [1, 0]);
+    arm("without", "no-skill", "hello", [0, 0.5, 0]);
+    arm("without", "no-skill", "bye", [0, 0]);
+    server = await startViewServer({ jobsDir: root });
+  });
+  after(() => server?.close());
+
+  const text = async (p: string) => {
+    const res = await fetch(new URL(p, server.url));
+    assert.equal(res.status, 200, p);
+    return res.text();
+  };
+
+  it("shows each arm's rollouts and mean reward, and each task's difference", async () => {
+    const page = await text("/ab?by=skill_mode&a=no-skill&b=with-skill");
+    const arm = (side: string, field: string) =>
+      [...page.matchAll(new RegExp(`data-arm="${side}" data-field="${field}">([^<]*)<`, "g"))].map(
+        (m) => m[1],
+      );
+    assert.deepEqual(arm("a", "rollouts"), ["5"]);
+    assert.deepEqual(arm("b", "rollouts"), ["5"]);
+    assert.deepEqual(arm("a", "mean-reward"), ["0.100"]);
+    assert.deepEqual(arm("b", "mean-reward"), ["0.700"]);
+    const row = (task: string) =>
+      [
+        ...(new RegExp(`<tr data-task="${task}">([\\s\\S]*?)</tr>`).exec(page)?.[1] ?? "").matchAll(
+          /<td[^>]*>([^<]*)</g,
+        ),
+      ].map((m) => m[1]);
+    assert.deepEqual(row("hello"), ["hello", "0.167", "0.833", "0.667"]);
+    assert.deepEqual(row("bye"), ["bye", "0.000", "0.500", "0.500"]);
+  });
+
+  it("the page without a pair links the arms it found", async () => {
+    const page = await text("/ab?by=skill_mode");
+    assert.match(page, /Pick two arms/);
+    const pairs = [...page.matchAll(/data-testid="arm-pair">([^<]*)</g)].map((m) => m[1]);
+    assert.equal(pairs.length, 1, page);
+    assert.match(pairs[0] ?? "", /^(with-skill vs no-skill|no-skill vs with-skill)$/);
+  });
+});
