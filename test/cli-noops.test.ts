@@ -95,6 +95,55 @@ describe("no silent no-ops", () => {
     assert.ok(!run.stdout.includes("api_key"), "no key in the plan");
   });
 
+  it("--dry-run shows where trials go: the SLURM settings from BENCHFLOW_SLURM_*, each flag over its variable", async () => {
+    const env = {
+      BENCHFLOW_EXECUTOR: "slurm",
+      BENCHFLOW_SLURM_PARTITION: "gpu",
+      BENCHFLOW_SLURM_ACCOUNT: "rl-team",
+      BENCHFLOW_SLURM_SBATCH_ARGS: "--qos=low  --exclude=n9",
+      BENCHFLOW_SLURM_GATEWAY_HOST: "10.1.2.3",
+    };
+    const fromEnv = await bench(["run", HELLO, "-a", "oracle", "--dry-run", ...NS], { env });
+    assert.equal(fromEnv.code, 0, fromEnv.stderr);
+    assert.deepEqual(JSON.parse(fromEnv.stdout).executor, {
+      kind: "slurm",
+      partition: "gpu",
+      account: "rl-team",
+      sbatch_args: ["--qos=low", "--exclude=n9"],
+      gateway_host: "10.1.2.3",
+    });
+    const flags = await bench(
+      [
+        "run",
+        HELLO,
+        "-a",
+        "oracle",
+        "--slurm-partition",
+        "cpu",
+        "--slurm-account",
+        "other",
+        "--slurm-sbatch-arg=--nice=10",
+        "--gateway-host",
+        "10.9.9.9",
+        "--dry-run",
+        ...NS,
+      ],
+      { env },
+    );
+    assert.equal(flags.code, 0, flags.stderr);
+    assert.deepEqual(JSON.parse(flags.stdout).executor, {
+      kind: "slurm",
+      partition: "cpu",
+      account: "other",
+      sbatch_args: ["--nice=10"],
+      gateway_host: "10.9.9.9",
+    });
+    const local = await bench(["run", HELLO, "-a", "oracle", "--executor", "local", "--dry-run", ...NS], {
+      env,
+    });
+    assert.deepEqual(JSON.parse(local.stdout).executor, { kind: "local" });
+  });
+
   it("--sandbox auto says which sandbox it picked and why", async () => {
     const run = await bench(["run", HELLO, "-a", "oracle", "--dry-run"]);
     assert.equal(run.code, 0, run.stderr);

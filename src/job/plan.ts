@@ -106,6 +106,8 @@ export interface PlannedEvaluation {
   policy: ResolvedPolicy | null;
   /** --agent-env without the policy's endpoint and key, which only the gateway may hold. */
   agentEnv: Record<string, string>;
+  /** Where the trials run, as the settings gave it (--dry-run shows it). */
+  executor: NonNullable<EvaluationSettings["executor"]>;
 }
 
 const GATEWAY_ONLY = ["BENCHFLOW_PROVIDER_BASE_URL", "BENCHFLOW_PROVIDER_API_KEY"];
@@ -276,6 +278,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     trialSettings,
     policy,
     agentEnv,
+    executor: s.executor ?? { kind: "local" },
   };
 }
 
@@ -403,6 +406,17 @@ export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
     retry_attempts: plan.retryAttempts,
     // The endpoint, sampling, capture and limits every model call gets (config.json's policy; no key).
     policy: plan.policy?.record ?? null,
+    // Where the trials go: here, or each a SLURM job with these sbatch settings (flags over BENCHFLOW_SLURM_*).
+    executor:
+      plan.executor.kind === "slurm"
+        ? {
+            kind: "slurm",
+            partition: plan.executor.partition ?? null,
+            account: plan.executor.account ?? null,
+            sbatch_args: plan.executor.sbatchArgs ?? [],
+            gateway_host: plan.executor.gatewayHost ?? null,
+          }
+        : { kind: "local" },
     warnings: plan.warnings,
     jobs: plan.jobs.map((j) => ({ trial: j.trialLabel, job_dir: j.jobDir, resume: j.resume, plan: j.plan })),
   };
