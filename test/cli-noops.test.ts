@@ -89,7 +89,7 @@ describe("no silent no-ops", () => {
     const plan = JSON.parse(run.stdout);
     assert.equal(plan.policy.base_url, "http://gpu:8000/v1");
     assert.equal(plan.policy.provider_model, "my-policy");
-    assert.deepEqual(plan.policy.sampling, { temperature: 0.7, top_p: null, max_tokens: 512 });
+    assert.deepEqual(plan.policy.sampling, { temperature: 0.7, top_p: null, max_tokens: 512, seed: null });
     assert.equal(plan.policy.capture_tokens.enabled, true);
     assert.equal(plan.policy.endpoint.first_byte_timeout_sec, 600);
     assert.ok(!run.stdout.includes("api_key"), "no key in the plan");

@@ -64,7 +64,17 @@ describe("the library's options", () => {
       new Evaluation({ tasks: HELLO, agent: "oracle", timeoutMultipliers: { agent: -1 } }).plan(),
     );
     assert.equal(multiplier, "timeoutMultipliers.agent must be a number greater than 0; got -1");
-    for (const msg of [trials, agent, model, multiplier]) assert.doesNotMatch(msg, /--[a-z]|\(-[a-z]\)|-m /);
+    const seed = await refusal(() =>
+      new Evaluation({
+        tasks: HELLO,
+        agent: "bench-agent",
+        model: "vllm/x",
+        policy: { baseUrl: "http://127.0.0.1:1/v1", seed: 1.5 },
+      }).plan(),
+    );
+    assert.equal(seed, "policy.seed must be a whole number >= 0; got 1.5");
+    for (const msg of [trials, agent, model, multiplier, seed])
+      assert.doesNotMatch(msg, /--[a-z]|\(-[a-z]\)|-m /);
   });
 
   it("a jobsDir that is a file is named as the library's option", async () => {

@@ -74,6 +74,73 @@ describe("a scripted policy that branches on the repeat", () => {
     }
   });
 
+  it("with --seed 100, repeat k asks for seed 99 + k on every call, and a script branching on it gives 0, 1, 0", async () => {
+    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello-seeds.json"));
+    const policy = await startScriptedPolicy({ script });
+    try {
+      const runOnce = async (name: string, seed: string[]) => {
+        const jobs = path.join(scratch(), name);
+        const run = await bench([
+          "run",
+          path.join(EXAMPLES, "hello"),
+          "-a",
+          "bench-agent",
+          "-m",
+          "vllm/scripted",
+          "--base-url",
+          policy.baseUrl,
+          "--trials",
+          "3",
+          ...seed,
+          "--sandbox",
+          "namespace",
+          "--jobs-dir",
+          jobs,
+          "-q",
+        ]);
+        assert.equal(run.code, 0, `exit ${run.code}: ${run.stdout}${run.stderr}`);
+        return (await rollouts(jobs))
+          .map((r) => ({
+            trial: path.basename(path.dirname(path.dirname(r.dir))),
+            name: path.basename(r.dir),
+            dir: r.dir,
+            reward: r.result?.rewards?.reward,
+          }))
+          .sort((a, b) => a.trial.localeCompare(b.trial));
+      };
+      const seeded = await runOnce("seeded", ["--seed", "100"]);
+      assert.deepEqual(
+        seeded.map((r) => [r.trial, r.reward]),
+        [
+          ["trial-01", 0],
+          ["trial-02", 1],
+          ["trial-03", 0],
+        ],
+      );
+      const chats = policy.requests.filter((r) => r.path === "/v1/chat/completions");
+      assert.ok(chats.length >= 6, `${chats.length} calls`);
+      for (const call of chats) {
+        const rollout = seeded.find((r) => r.name === call.headers["x-benchflow-rollout"]);
+        assert.ok(rollout, `a known rollout: ${call.headers["x-benchflow-rollout"]}`);
+        assert.equal(call.body.seed, 99 + Number(rollout.trial.slice(-2)));
+      }
+      // config.json records the base; the trajectory, what went upstream.
+      const config = JSON.parse(await fs.readFile(path.join(seeded[1]?.dir ?? "", "config.json"), "utf8"));
+      assert.equal(config.policy.sampling.seed, 100);
+      // Without --seed no call carries one, so no seed condition holds: every rollout answers wrong.
+      const before = policy.requests.length;
+      const plain = await runOnce("plain", []);
+      assert.deepEqual(
+        plain.map((r) => r.reward),
+        [0, 0, 0],
+      );
+      for (const call of policy.requests.slice(before).filter((r) => r.path === "/v1/chat/completions"))
+        assert.equal(call.body.seed, undefined);
+    } finally {
+      await policy.close();
+    }
+  });
+
   it("makes the viewer's fixture: what makeViewRun expects is what bench train computes", async () => {
     const view = await makeViewRun(path.join(scratch(), "view"));
     assert.equal(view.run.code, 1, "one rollout ended as an infrastructure failure");

@@ -51,6 +51,7 @@ export const RUN_HELP: HelpSections = {
     "--temperature": "$BENCHFLOW_TEMPERATURE, else the endpoint's",
     "--top-p": "$BENCHFLOW_TOP_P, else the endpoint's",
     "--max-tokens": "$BENCHFLOW_MAX_TOKENS, else the endpoint's",
+    "--seed": "$BENCHFLOW_SEED, else none (the endpoint draws)",
     "--executor": "$BENCHFLOW_EXECUTOR, else local",
     "--slurm-partition": "$BENCHFLOW_SLURM_PARTITION, else the cluster's",
     "--slurm-account": "$BENCHFLOW_SLURM_ACCOUNT, else yours",
@@ -62,7 +63,8 @@ export const RUN_HELP: HelpSections = {
     ...ENGINE,
     BENCHFLOW_PROVIDER_BASE_URL: "the policy's endpoint when --base-url is not given (also via --agent-env)",
     BENCHFLOW_PROVIDER_API_KEY: "the policy's key when --api-key is not given (only the gateway sees it)",
-    BENCHFLOW_TEMPERATURE: "--temperature when not given; likewise BENCHFLOW_TOP_P, BENCHFLOW_MAX_TOKENS",
+    BENCHFLOW_TEMPERATURE:
+      "--temperature when not given; likewise BENCHFLOW_TOP_P, BENCHFLOW_MAX_TOKENS, BENCHFLOW_SEED",
     BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT:
       "--endpoint-first-byte-timeout when not given; likewise BENCHFLOW_ENDPOINT_IDLE_TIMEOUT,\n" +
       "BENCHFLOW_ENDPOINT_RETRIES and BENCHFLOW_FAIL_FAST_CALLS for their flags",

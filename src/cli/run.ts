@@ -46,6 +46,7 @@ interface RunOptions {
   temperature?: number;
   topP?: number;
   maxTokens?: number;
+  seed?: number;
   policyVersion?: string;
   captureTokens?: boolean;
   price?: { inputPerMTok: number; outputPerMTok: number };
@@ -119,6 +120,11 @@ export function registerRunCommand(program: Command): void {
     .option("--temperature <t>", "sampling temperature, enforced on every call", parseNumber)
     .option("--top-p <p>", "nucleus sampling, enforced on every call", parseNumber)
     .option("--max-tokens <n>", "completion limit, enforced on every call", parseInteger)
+    .option(
+      "--seed <n>",
+      "a base seed: repeat k of a group sends seed n+k-1 on every call, so a rerun samples alike",
+      parseInteger,
+    )
     .option("--policy-version <v>", "the policy version to record on every call")
     .option("--capture-tokens", "record prompt and sampled token ids and logprobs on every call")
     .option("--price <in,out>", "USD per million input,output tokens, for cost", parsePrice)
@@ -215,6 +221,7 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
       temperature: opts.temperature ?? null,
       topP: opts.topP ?? null,
       maxTokens: opts.maxTokens ?? null,
+      seed: opts.seed ?? null,
       policyVersion: opts.policyVersion ?? null,
       captureTokens: opts.captureTokens === true,
       price: opts.price ?? null,

@@ -54,7 +54,7 @@ export async function handleCall(
   let error: GatewayError | null = null;
   try {
     ({ request, text } = parseRequest(raw));
-    upstreamBody = upstreamRequest(core, dialect, request);
+    upstreamBody = upstreamRequest(core, dialect, request, trial.repeat);
     upstreamText = JSON.stringify(upstreamBody);
     const asked = dialect.wire === "openai-chat" ? agentAsked(request) : ASKED_NOTHING;
     const headers = trial.forwardHeaders;
@@ -195,11 +195,20 @@ function parseRequest(raw: Buffer | null): { request: JsonObject; text: string }
   return { request: body, text };
 }
 
-/** The chat request the policy gets: the user's model and sampling win over the agent's. */
-function upstreamRequest(core: GatewayCore, dialect: Dialect, request: JsonObject): JsonObject {
+/**
+ * The chat request the policy gets: the user's model and sampling win over the agent's. With a
+ * seed, each member of a group samples with its own (the base plus its repeat - 1), every call.
+ */
+function upstreamRequest(
+  core: GatewayCore,
+  dialect: Dialect,
+  request: JsonObject,
+  repeat: number,
+): JsonObject {
   const body = dialect.toChat(request);
   body.model = core.options.upstream.model;
-  const { temperature, topP, maxTokens } = core.options.sampling;
+  const { temperature, topP, maxTokens, seed } = core.options.sampling;
+  if (seed !== undefined) body.seed = seed + repeat - 1;
   if (temperature !== undefined) body.temperature = temperature;
   if (topP !== undefined) body.top_p = topP;
   if (maxTokens !== undefined) {

@@ -44,6 +44,8 @@ export class GatewayTrial {
   step: string | null = null;
   /** Sent upstream with every call of this trial (ROLLOUT_HEADERS); servers that do not know them ignore them. */
   forwardHeaders: Record<string, string> = {};
+  /** The 1-based `--trials` repeat this rollout runs in (a seed's offset). */
+  repeat = 1;
   private inflight = 0;
   private idle: (() => void) | null = null;
   private closing: Promise<void> | null = null;
@@ -193,6 +195,7 @@ export class TrialRegistry {
       this.options.upstream.baseUrl,
     );
     trial.forwardHeaders = rolloutHeaders(name, repeat);
+    trial.repeat = repeat;
     this.byKey.set(apiKey, trial);
     this.byName.set(name, trial);
     return trial;

@@ -12,7 +12,13 @@ export interface GatewayOptions {
     provider: string;
   };
   /** Enforced on every upstream call, over whatever the agent sent. */
-  sampling: { temperature?: number; topP?: number; maxTokens?: number };
+  sampling: {
+    temperature?: number;
+    topP?: number;
+    maxTokens?: number;
+    /** The run's base seed: a trial of repeat k sends `seed: seed + k - 1` on every call. */
+    seed?: number;
+  };
   capture: { enabled: boolean; tokenIds?: "auto" | "on" | "off"; topLogprobs?: number | null };
   /** --policy-version; else what the server reports. */
   policyVersion?: string | null;

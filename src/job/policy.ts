@@ -12,6 +12,8 @@ export interface PolicySettings {
   temperature?: number | null;
   topP?: number | null;
   maxTokens?: number | null;
+  /** A base seed: repeat k of a group sends seed + k - 1 on every call (reproducible sampling on vLLM). */
+  seed?: number | null;
   policyVersion?: string | null;
   captureTokens?: boolean;
   /** USD per million input and output tokens, for cost. */
@@ -35,6 +37,7 @@ export const POLICY_SETTINGS: Record<keyof PolicySettings, true> = {
   temperature: true,
   topP: true,
   maxTokens: true,
+  seed: true,
   policyVersion: true,
   captureTokens: true,
   price: true,
@@ -94,7 +97,12 @@ export function resolvePolicy(
     temperature: s.temperature ?? numberFrom("BENCHFLOW_TEMPERATURE", env.BENCHFLOW_TEMPERATURE),
     topP: s.topP ?? numberFrom("BENCHFLOW_TOP_P", env.BENCHFLOW_TOP_P),
     maxTokens: s.maxTokens ?? numberFrom("BENCHFLOW_MAX_TOKENS", env.BENCHFLOW_MAX_TOKENS),
+    seed: s.seed ?? numberFrom("BENCHFLOW_SEED", env.BENCHFLOW_SEED),
   };
+  if (sampling.seed !== undefined && !(Number.isSafeInteger(sampling.seed) && sampling.seed >= 0))
+    throw new UserInputError(
+      `${optionName("policy.seed", "--seed")} must be a whole number >= 0; got ${sampling.seed}`,
+    );
   const tokenIdsEnv = env.BENCHFLOW_CAPTURE_TOKEN_IDS;
   const capture = {
     enabled: s.captureTokens === true || truthy(env.BENCHFLOW_CAPTURE_TOKEN_LOGPROBS),
@@ -131,6 +139,7 @@ export function resolvePolicy(
       temperature: sampling.temperature ?? null,
       top_p: sampling.topP ?? null,
       max_tokens: sampling.maxTokens ?? null,
+      seed: sampling.seed ?? null,
     },
     capture_tokens: {
       enabled: capture.enabled,

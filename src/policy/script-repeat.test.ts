@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ROLLOUT_HEADERS } from "../gateway/trials.js";
-import { chooseReply, loadPolicyScript, type PolicyScript, repeatOf } from "./script.js";
+import { chooseReply, loadPolicyScript, type PolicyScript, repeatOf, seedOf } from "./script.js";
 import { startScriptedPolicy } from "./scripted-server.js";
 
 let dir: string;
@@ -72,12 +72,18 @@ describe("when: {repeat}", () => {
       ],
       ["empty.json", { repeat: [] }, /empty\.json: conversations\[0\]\.when\.repeat: expected/],
       ["frac.json", { repeat: [1, 2.5] }, /frac\.json: conversations\[0\]\.when\.repeat: expected/],
-      ["none.json", {}, /none\.json: conversations\[0\]\.when\.repeat: expected/],
+      ["none.json", {}, /none\.json: conversations\[0\]\.when: expected a condition such as/],
       [
-        "seed.json",
-        { seed: 3 },
-        /seed\.json: conversations\[0\]\.when\.seed: unknown condition; use "repeat"/,
+        "sed.json",
+        { sed: 3 },
+        /sed\.json: conversations\[0\]\.when\.sed: unknown condition; use "repeat" or "seed"/,
       ],
+      [
+        "neg.json",
+        { seed: -1 },
+        /neg\.json: conversations\[0\]\.when\.seed: expected a seed \(a whole number >= 0\)/,
+      ],
+      ["str.json", { seed: "7" }, /str\.json: conversations\[0\]\.when\.seed: expected a seed/],
       ["list.json", [2], /list\.json: conversations\[0\]\.when: expected an object such as \{"repeat": 2\}/],
     ];
     for (const [name, when, pattern] of cases) {
@@ -111,6 +117,54 @@ describe("when: {repeat}", () => {
       );
       assert.equal(await ask({ [ROLLOUT_HEADERS.repeat]: "5" }), "A, third or fifth");
       assert.equal(await ask({}), "A, any other repeat");
+    } finally {
+      await policy.close();
+    }
+  });
+});
+
+// `when: {seed}` branches on the request's own `seed` field, as `bench run --seed` makes the gateway
+// send it; a request without a seed matches no seed condition.
+describe("when: {seed}", () => {
+  const seeded: PolicyScript = {
+    conversations: [
+      { match: "task B", when: { seed: 101 }, replies: [{ content: "B, seed 101" }] },
+      {
+        match: "task B",
+        when: { seed: [7, 9], repeat: 2 },
+        replies: [{ content: "B, seed 7 or 9 at repeat 2" }],
+      },
+      { match: "task B", replies: [{ content: "B, any seed" }] },
+    ],
+  };
+
+  it("picks the conversation whose seed (and repeat, when both are given) holds", () => {
+    const pick = (ctx: { repeat: number; seed?: number }) =>
+      (chooseReply(seeded, user("do task B"), undefined, ctx)?.reply as { content?: string } | undefined)
+        ?.content;
+    assert.equal(pick({ repeat: 1, seed: 101 }), "B, seed 101");
+    assert.equal(pick({ repeat: 2, seed: 9 }), "B, seed 7 or 9 at repeat 2");
+    assert.equal(pick({ repeat: 1, seed: 9 }), "B, any seed");
+    assert.equal(pick({ repeat: 1 }), "B, any seed");
+    assert.equal(seedOf({ seed: 5 }), 5);
+    for (const bad of [{ seed: "5" }, { seed: 1.5 }, {}, null]) assert.equal(seedOf(bad), undefined);
+  });
+
+  it("reads the seed from the request body over HTTP", async () => {
+    const policy = await startScriptedPolicy({ script: seeded });
+    try {
+      const ask = async (extra: Record<string, unknown>) => {
+        const res = await fetch(`${policy.baseUrl}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "m", messages: user("do task B"), ...extra }),
+        });
+        const body = (await res.json()) as { choices: { message: { content: string } }[] };
+        return body.choices[0]?.message.content;
+      };
+      assert.equal(await ask({ seed: 101 }), "B, seed 101");
+      assert.equal(await ask({ seed: 102 }), "B, any seed");
+      assert.equal(await ask({}), "B, any seed");
     } finally {
       await policy.close();
     }

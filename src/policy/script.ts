@@ -29,10 +29,13 @@ export type ScriptedReply = ScriptedTextReply | ScriptedFailure;
 /**
  * When a conversation applies, besides `match`: `repeat` is the rollout's repeat (1-based index of
  * the `--trials` repeat job, which the gateway forwards as x-benchflow-repeat; 1 without it), so the
- * N rollouts of a group can get different replies, the same ones on every run.
+ * N rollouts of a group can get different replies, the same ones on every run. `seed` is the
+ * request's own `seed` (what `bench run --seed` makes the gateway send: base + repeat - 1), as a real
+ * server samples by it; a request without one matches no `seed` condition. Both given: both hold.
  */
 export interface ScriptedWhen {
   repeat?: number | number[];
+  seed?: number | number[];
 }
 export interface ScriptedConversation {
   match?: string;
@@ -47,6 +50,8 @@ export interface PolicyScript {
 export interface RolloutContext {
   /** The repeat, 1-based; 1 when the request does not say. */
   repeat: number;
+  /** The request body's `seed`, when it has a whole number there. */
+  seed?: number;
 }
 
 export interface ChosenReply {
@@ -126,9 +131,17 @@ export function chooseReply(
 }
 
 function whenHolds(when: ScriptedWhen | undefined, rollout: RolloutContext): boolean {
-  if (when?.repeat === undefined) return true;
-  const repeats = typeof when.repeat === "number" ? [when.repeat] : when.repeat;
-  return repeats.includes(rollout.repeat);
+  const listed = (v: number | number[]) => (typeof v === "number" ? [v] : v);
+  if (when?.repeat !== undefined && !listed(when.repeat).includes(rollout.repeat)) return false;
+  if (when?.seed !== undefined && (rollout.seed === undefined || !listed(when.seed).includes(rollout.seed)))
+    return false;
+  return true;
+}
+
+/** A request body's `seed` when it is a whole number (what a sampler would take), else none. */
+export function seedOf(body: unknown): number | undefined {
+  const seed = (body as { seed?: unknown } | null)?.seed;
+  return typeof seed === "number" && Number.isSafeInteger(seed) ? seed : undefined;
 }
 
 /**
@@ -206,19 +219,26 @@ export function validatePolicyScript(data: unknown, file = "policy script"): Pol
 
 type Fail = (field: string, problem: string) => never;
 
-const REPEAT_FIX =
-  'expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of --trials N)';
+const FIXES = {
+  repeat:
+    'expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of --trials N)',
+  seed: 'expected a seed (a whole number >= 0) or a list of them, e.g. {"seed": 7} or {"seed": [7, 9]} (bench run --seed)',
+} as const;
 
 function checkWhen(when: unknown, at: string, fail: Fail): void {
-  if (!isRecord(when)) fail(at, 'expected an object such as {"repeat": 2}');
-  for (const key of Object.keys(when)) {
-    if (key !== "repeat") fail(`${at}.${key}`, 'unknown condition; use "repeat"');
+  if (!isRecord(when)) fail(at, 'expected an object such as {"repeat": 2} or {"seed": 7}');
+  const keys = Object.keys(when);
+  for (const key of keys) {
+    if (key !== "repeat" && key !== "seed") fail(`${at}.${key}`, 'unknown condition; use "repeat" or "seed"');
   }
-  const repeat = when.repeat;
-  const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 1;
-  if (repeat === undefined) fail(`${at}.repeat`, REPEAT_FIX);
-  if (Array.isArray(repeat) ? repeat.length === 0 || !repeat.every(whole) : !whole(repeat)) {
-    fail(`${at}.repeat`, REPEAT_FIX);
+  if (keys.length === 0) fail(at, 'expected a condition such as {"repeat": 2} or {"seed": 7}');
+  for (const key of ["repeat", "seed"] as const) {
+    const value = when[key];
+    if (value === undefined) continue;
+    const least = key === "repeat" ? 1 : 0;
+    const whole = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= least;
+    if (Array.isArray(value) ? value.length === 0 || !value.every(whole) : !whole(value))
+      fail(`${at}.${key}`, FIXES[key]);
   }
 }
 

@@ -27,6 +27,7 @@ import {
   type RolloutContext,
   repeatOf,
   type ScriptedTextReply,
+  seedOf,
 } from "./script.js";
 import { completionBody, streamChunks, type WireRequest } from "./wire.js";
 
@@ -174,7 +175,11 @@ function makeHandler(
     else if (!parsed.ok)
       answer = errorAnswer(400, `request body is not JSON: ${parsed.error}`, "BadRequestError");
     else {
-      const rollout = { repeat: repeatOf(req.headers[ROLLOUT_HEADERS.repeat]) };
+      const seed = seedOf(parsed.value);
+      const rollout = {
+        repeat: repeatOf(req.headers[ROLLOUT_HEADERS.repeat]),
+        ...(seed === undefined ? {} : { seed }),
+      };
       answer = chatAnswer(parsed.value, options, { id: nextId(), model }, attempts, rollout);
     }
     if (options.delayMs && path === "/v1/chat/completions" && answer !== "hang") {

@@ -12,6 +12,11 @@ export const PolicyRecord = z.strictObject({
     temperature: z.number().nullable(),
     top_p: z.number().nullable(),
     max_tokens: z.number().nullable(),
+    seed: z
+      .number()
+      .nullable()
+      .optional()
+      .describe("--seed: repeat k of a group asks for seed + k - 1 on every call; null or absent: none"),
   }),
   capture_tokens: z.strictObject({
     enabled: z.boolean(),
