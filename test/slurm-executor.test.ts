@@ -179,9 +179,13 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     child.kill("SIGKILL");
     await exited;
     assert.deepEqual(queuedOf("killed").sort(), left.sort(), "SIGKILL gave bench no chance to cancel");
-    // The rerun's oracle is quick: the leftovers would still be sleeping if they were not reaped.
-    await slowHelloTasks(path.join(scratch, "tasks-killed"), ["slow"], 0);
-    const rerun = await bench(args);
+    // The rerun's oracle is quick: the leftovers would still be sleeping if they were not reaped. The
+    // quick task lives in a folder of its own: a leftover that has not reached its oracle yet reads
+    // the first folder's (a rewritten solve.sh there could let it finish before the rerun reaps it).
+    const quick = await slowHelloTasks(path.join(scratch, "tasks-killed-quick"), ["slow"], 0);
+    const rerun = await bench(
+      runArgs(quick, jobsDir, "killed", ["--executor", "slurm", "--trials", "2", "--parallel-jobs", "2"]),
+    );
     assert.equal(rerun.code, 0, `${rerun.stderr}\n${rerun.stdout}`);
     assert.match(rerun.stderr, /cancelled 2 SLURM job\(s\) a killed run left behind/);
     for (const id of left) assert.ok(!queuedOf("killed").includes(id), `job ${id} still queued`);
