@@ -11,41 +11,47 @@ import { addViewRollout, makeViewRun } from "./testing/view-run.js";
 
 const scratch = useScratch("scripted-seed");
 
+/**
+ * `bench run examples/tasks/hello --trials 3` of bench-agent on `baseUrl` into `name` under the
+ * scratch folder, with `extra` flags; its rollouts by repeat (trial-01..03).
+ */
+async function helloGroup(baseUrl: string, name: string, extra: string[] = []) {
+  const jobs = path.join(scratch(), name);
+  const run = await bench([
+    "run",
+    path.join(EXAMPLES, "hello"),
+    "-a",
+    "bench-agent",
+    "-m",
+    "vllm/scripted",
+    "--base-url",
+    baseUrl,
+    "--trials",
+    "3",
+    ...extra,
+    "--sandbox",
+    "namespace",
+    "--jobs-dir",
+    jobs,
+    "-q",
+  ]);
+  assert.equal(run.code, 0, `exit ${run.code}: ${run.stdout}${run.stderr}`);
+  return (await rollouts(jobs))
+    .map((r) => ({
+      trial: path.basename(path.dirname(path.dirname(r.dir))),
+      name: path.basename(r.dir),
+      dir: r.dir,
+      reward: r.result?.rewards?.reward,
+    }))
+    .sort((a, b) => a.trial.localeCompare(b.trial));
+}
+
 describe("a scripted policy that branches on the repeat", () => {
   it("gives hello rewards 0, 1, 0 over --trials 3, the same on a second run", async () => {
     const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello-repeats.json"));
     const policy = await startScriptedPolicy({ script, apiKey: "sk-upstream" });
     try {
-      const runOnce = async (name: string) => {
-        const jobs = path.join(scratch(), name);
-        const run = await bench([
-          "run",
-          path.join(EXAMPLES, "hello"),
-          "-a",
-          "bench-agent",
-          "-m",
-          "vllm/scripted",
-          "--base-url",
-          policy.baseUrl,
-          "--api-key",
-          "sk-upstream",
-          "--trials",
-          "3",
-          "--sandbox",
-          "namespace",
-          "--jobs-dir",
-          jobs,
-          "-q",
-        ]);
-        assert.equal(run.code, 0, `exit ${run.code}: ${run.stdout}${run.stderr}`);
-        const found = await rollouts(jobs);
-        const byRepeat = found.map((r) => ({
-          trial: path.basename(path.dirname(path.dirname(r.dir))),
-          name: path.basename(r.dir),
-          reward: r.result?.rewards?.reward,
-        }));
-        return byRepeat.sort((a, b) => a.trial.localeCompare(b.trial));
-      };
+      const runOnce = (name: string) => helloGroup(policy.baseUrl, name, ["--api-key", "sk-upstream"]);
       const first = await runOnce("first");
       assert.deepEqual(
         first.map((r) => [r.trial, r.reward]),
@@ -78,36 +84,7 @@ describe("a scripted policy that branches on the repeat", () => {
     const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello-seeds.json"));
     const policy = await startScriptedPolicy({ script });
     try {
-      const runOnce = async (name: string, seed: string[]) => {
-        const jobs = path.join(scratch(), name);
-        const run = await bench([
-          "run",
-          path.join(EXAMPLES, "hello"),
-          "-a",
-          "bench-agent",
-          "-m",
-          "vllm/scripted",
-          "--base-url",
-          policy.baseUrl,
-          "--trials",
-          "3",
-          ...seed,
-          "--sandbox",
-          "namespace",
-          "--jobs-dir",
-          jobs,
-          "-q",
-        ]);
-        assert.equal(run.code, 0, `exit ${run.code}: ${run.stdout}${run.stderr}`);
-        return (await rollouts(jobs))
-          .map((r) => ({
-            trial: path.basename(path.dirname(path.dirname(r.dir))),
-            name: path.basename(r.dir),
-            dir: r.dir,
-            reward: r.result?.rewards?.reward,
-          }))
-          .sort((a, b) => a.trial.localeCompare(b.trial));
-      };
+      const runOnce = (name: string, seed: string[]) => helloGroup(policy.baseUrl, name, seed);
       const seeded = await runOnce("seeded", ["--seed", "100"]);
       assert.deepEqual(
         seeded.map((r) => [r.trial, r.reward]),
