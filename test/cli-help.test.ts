@@ -23,8 +23,15 @@ async function helpOf(path: string[]): Promise<string> {
   return run.stdout;
 }
 
-/** Every command path under the program, with its help text. */
-async function allHelp(): Promise<Map<string, string>> {
+let walked: Promise<Map<string, string>> | null = null;
+
+/** Every command path under the program, with its help text (walked once per test file). */
+function allHelp(): Promise<Map<string, string>> {
+  walked ??= walkHelp();
+  return walked;
+}
+
+async function walkHelp(): Promise<Map<string, string>> {
   const pages = new Map<string, string>();
   let level: string[][] = [[]];
   while (level.length > 0) {

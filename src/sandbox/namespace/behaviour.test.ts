@@ -136,7 +136,7 @@ for (const tool of ["bwrap", "unshare"] as const) {
     it("kills the whole process tree on timeout", async () => {
       const bg = sleepMarker();
       // The limit must leave time for the child to start and be seen before the kill ends it.
-      const run = sandbox.exec(`sleep ${bg} & sleep ${sleepMarker()}`, { timeoutSec: 10 });
+      const run = sandbox.exec(`sleep ${bg} & sleep ${sleepMarker()}`, { timeoutSec: 5 });
       await waitForHostProcess(bg);
       const r = await run;
       assert.deepEqual([r.exitCode, r.timedOut, r.aborted], [null, true, false]);

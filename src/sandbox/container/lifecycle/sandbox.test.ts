@@ -126,7 +126,7 @@ describe("container sandbox", () => {
     // the kill (a slow engine takes a while to start an exec), else the kill has nothing to find.
     const r = await sandbox.exec("(sleep 301 &); sleep 302 & setsid sleep 303 & sleep 304; echo finished", {
       user: "agent",
-      timeoutSec: 10,
+      timeoutSec: 5,
     });
     assert.equal(r.timedOut, true);
     assert.equal(r.exitCode, null);
