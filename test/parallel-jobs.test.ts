@@ -10,7 +10,14 @@ import { bench, slowHelloTasks, startBench, useScratch, waitUntil } from "./test
 
 const TRIALS = 8;
 
-function runArgs(tasks: string, jobsDir: string, parallel: number, jobName: string): string[] {
+function runArgs(
+  tasks: string,
+  jobsDir: string,
+  parallel: number,
+  jobName: string,
+  trials = TRIALS,
+  extra: string[] = [],
+): string[] {
   return [
     "run",
     tasks,
@@ -19,7 +26,7 @@ function runArgs(tasks: string, jobsDir: string, parallel: number, jobName: stri
     "--sandbox",
     "namespace",
     "--trials",
-    String(TRIALS),
+    String(trials),
     "--parallel-jobs",
     String(parallel),
     "-j",
@@ -29,6 +36,7 @@ function runArgs(tasks: string, jobsDir: string, parallel: number, jobName: stri
     "--jobs-dir",
     jobsDir,
     "-q",
+    ...extra,
   ];
 }
 
@@ -108,25 +116,7 @@ describe("--parallel-jobs: the repeats of a group at once", () => {
   it("--max-concurrent-trials bounds the trials of all the run's jobs at once", async () => {
     const tasks = await slowHelloTasks(path.join(scratch(), "tasks-bounded"), ["sleepy"], 3);
     const jobsDir = path.join(scratch(), "jobs-bounded");
-    const run = await bench([
-      "run",
-      tasks,
-      "-a",
-      "oracle",
-      "--sandbox",
-      "namespace",
-      "--trials",
-      "4",
-      "--parallel-jobs",
-      "4",
-      "-j",
-      "1",
-      "--max-concurrent-trials",
-      "2",
-      "--jobs-dir",
-      jobsDir,
-      "-q",
-    ]);
+    const run = await bench(runArgs(tasks, jobsDir, 4, "bounded", 4, ["--max-concurrent-trials", "2"]));
     assert.equal(run.code, 0, run.stderr);
     const job = await loadJob(path.join(jobsDir, "oracle"));
     assert.equal(job.trials.length, 4);

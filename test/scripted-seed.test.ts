@@ -46,6 +46,21 @@ async function helloGroup(baseUrl: string, name: string, extra: string[] = []) {
     .sort((a, b) => a.trial.localeCompare(b.trial));
 }
 
+/** Every chat call the policy got since `from`, each with the repeat of the rollout it named. */
+function chatsByRepeat(
+  policy: { requests: Array<{ path: string; headers: Record<string, string>; body: any }> },
+  group: Array<{ name: string; trial: string }>,
+  from = 0,
+) {
+  const chats = policy.requests.slice(from).filter((r) => r.path === "/v1/chat/completions");
+  assert.ok(chats.length >= 6, `${chats.length} calls`);
+  return chats.map((call) => {
+    const rollout = group.find((r) => r.name === call.headers["x-benchflow-rollout"]);
+    assert.ok(rollout, `a known rollout: ${call.headers["x-benchflow-rollout"]}`);
+    return { call, repeat: Number(rollout.trial.slice(-2)) };
+  });
+}
+
 describe("a scripted policy that branches on the repeat", () => {
   it("gives hello rewards 0, 1, 0 over --trials 3, the same on a second run", async () => {
     const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello-repeats.json"));
@@ -62,12 +77,8 @@ describe("a scripted policy that branches on the repeat", () => {
         ],
       );
       // Every upstream call named its rollout and repeat; the key the gateway holds still went with it.
-      const chats = policy.requests.filter((r) => r.path === "/v1/chat/completions");
-      assert.ok(chats.length >= 6, `${chats.length} calls`);
-      for (const call of chats) {
-        const rollout = first.find((r) => r.name === call.headers["x-benchflow-rollout"]);
-        assert.ok(rollout, `a known rollout: ${call.headers["x-benchflow-rollout"]}`);
-        assert.equal(call.headers["x-benchflow-repeat"], String(Number(rollout.trial.slice(-2))));
+      for (const { call, repeat } of chatsByRepeat(policy, first)) {
+        assert.equal(call.headers["x-benchflow-repeat"], String(repeat));
         assert.equal(call.headers.authorization, "Bearer sk-upstream");
       }
       const second = await runOnce("second");
@@ -94,16 +105,21 @@ describe("a scripted policy that branches on the repeat", () => {
           ["trial-03", 0],
         ],
       );
-      const chats = policy.requests.filter((r) => r.path === "/v1/chat/completions");
-      assert.ok(chats.length >= 6, `${chats.length} calls`);
-      for (const call of chats) {
-        const rollout = seeded.find((r) => r.name === call.headers["x-benchflow-rollout"]);
-        assert.ok(rollout, `a known rollout: ${call.headers["x-benchflow-rollout"]}`);
-        assert.equal(call.body.seed, 99 + Number(rollout.trial.slice(-2)));
-      }
-      // config.json records the base; the trajectory, what went upstream.
+      for (const { call, repeat } of chatsByRepeat(policy, seeded)) assert.equal(call.body.seed, 99 + repeat);
+      // config.json records the base; each call's line of the trajectory, the seed that went upstream.
       const config = JSON.parse(await fs.readFile(path.join(seeded[1]?.dir ?? "", "config.json"), "utf8"));
       assert.equal(config.policy.sampling.seed, 100);
+      const lines = (
+        await fs.readFile(path.join(seeded[1]?.dir ?? "", "trajectory/llm_trajectory.jsonl"), "utf8")
+      )
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      assert.ok(lines.length >= 2);
+      for (const line of lines) {
+        const sent = line.metadata.upstream_request.body;
+        assert.equal((typeof sent === "string" ? JSON.parse(sent) : sent).seed, 101);
+      }
       // Without --seed no call carries one, so no seed condition holds: every rollout answers wrong.
       const before = policy.requests.length;
       const plain = await runOnce("plain", []);
@@ -111,8 +127,7 @@ describe("a scripted policy that branches on the repeat", () => {
         plain.map((r) => r.reward),
         [0, 0, 0],
       );
-      for (const call of policy.requests.slice(before).filter((r) => r.path === "/v1/chat/completions"))
-        assert.equal(call.body.seed, undefined);
+      for (const { call } of chatsByRepeat(policy, plain, before)) assert.equal(call.body.seed, undefined);
     } finally {
       await policy.close();
     }
