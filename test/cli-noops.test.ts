@@ -44,6 +44,12 @@ describe("no silent no-ops", () => {
     );
     const [found] = await rollouts(jobs);
     assert.equal(found?.result?.model ?? null, null);
+    // A seed is sampling too: said, not silently dropped.
+    const seeded = await bench(["run", HELLO, "-a", "oracle", "--seed", "7", "--dry-run", ...NS]);
+    assert.match(
+      JSON.parse(seeded.stdout).warnings.join("\n"),
+      /agent oracle calls no model: sampling not used/,
+    );
   });
 
   it("a stream of a path not there yet says it waits; with --no-follow it exits 2", async () => {

@@ -384,7 +384,7 @@ function modelNotUsed(agent: Agent, s: EvaluationSettings): string | null {
   const given = [
     s.model ? `model ${s.model} (-m)` : null,
     p.baseUrl ? "baseUrl (--base-url)" : null,
-    p.temperature != null || p.topP != null || p.maxTokens != null ? "sampling" : null,
+    p.temperature != null || p.topP != null || p.maxTokens != null || p.seed != null ? "sampling" : null,
     p.captureTokens ? "captureTokens (--capture-tokens)" : null,
   ].filter((g): g is string => g !== null);
   if (given.length === 0) return null;
