@@ -12,8 +12,8 @@ import { ensureBundle } from "../src/agents/in-sandbox/bundle.js";
 import { CLI_AGENT_DEFS } from "../src/agents/in-sandbox/index.js";
 import { startGateway } from "../src/gateway/index.js";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { ContainerBackend } from "../src/sandbox/container/backend.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { type BenchRow, median } from "./report.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -46,7 +46,7 @@ async function directStart(
   });
   const home = await fs.mkdtemp(path.join(scratch, "home-"));
   const work = await fs.mkdtemp(path.join(scratch, "work-"));
-  const { apiKey } = gateway.addTrial("direct", {
+  const { apiKey } = gateway.addRollout("direct", {
     trajectoryFile: path.join(scratch, `${path.basename(home)}.jsonl`),
   });
   const info = {

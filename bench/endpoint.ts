@@ -8,8 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Evaluation } from "../src/job/evaluation.js";
-import { type ScriptedToolCall, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { selectBackend } from "../src/sandbox/select.js";
+import { type ScriptedToolCall, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { copyTree } from "../src/util/copy-tree.js";
 import { type BenchRow, median } from "./report.js";
 
@@ -68,7 +68,7 @@ async function downToEnd(agent: string, task: string, sandbox: string, jobsDir: 
       env: {},
       policy: { baseUrl: policy.baseUrl },
       onEvent: (e) => {
-        if (e.type === "trial-end") endedAt = performance.now();
+        if (e.type === "rollout-end") endedAt = performance.now();
       },
     }).run();
     const outcome = run.results[0]?.error_category ?? "scored";

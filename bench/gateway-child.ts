@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { startGateway } from "../src/gateway/index.js";
-import { startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 
 const [role, upstream] = process.argv.slice(2);
 const send = (m: unknown) => process.send?.(m);
@@ -51,7 +51,7 @@ if (role === "policy") {
     sampling: { temperature: 0.7 },
     capture: { enabled: false },
   });
-  const { apiKey } = gateway.addTrial("bench", {
+  const { apiKey } = gateway.addRollout("bench", {
     trajectoryFile: path.join(os.tmpdir(), `bf-bench-gw-${process.pid}.jsonl`),
   });
   let peak = process.memoryUsage().rss;

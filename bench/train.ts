@@ -8,10 +8,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { writePlan, writeRollout, writeSummary } from "../src/jobs-dir/testing/job-builder.js";
+import { trajectoryLines } from "../src/jobs-dir/testing/trajectory-builder.js";
 import { convertJob } from "../src/train/convert/convert.js";
 import { streamRollouts } from "../src/train/stream/stream.js";
-import { writePlan, writeRollout, writeSummary } from "../src/train/testing/job-builder.js";
-import { trajectoryLines } from "../src/train/testing/trajectory-builder.js";
 import { reportFromChild } from "./child.js";
 import { type BenchRow, median, percentile } from "./report.js";
 

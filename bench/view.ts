@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readJobs } from "../src/jobs-dir/index.js";
-import { writePlan, writeRollout, writeSummary } from "../src/train/testing/job-builder.js";
+import { writePlan, writeRollout, writeSummary } from "../src/jobs-dir/testing/job-builder.js";
 import { startViewServer } from "../src/view/index.js";
 import { reportFromChild } from "./child.js";
 import { type BenchRow, median } from "./report.js";

@@ -10,11 +10,11 @@ import {
   WrittenEvaluationPlan,
   WrittenJobSummary,
   WrittenReplacedMarker,
+  WrittenRolloutResult,
   WrittenTiming,
-  WrittenTrialResult,
 } from "../src/schemas/result.js";
+import { RolloutPrompts, WrittenRolloutConfig } from "../src/schemas/rollout-config.js";
 import { AgentEvent, TokenCaptureBlock, TrajectoryLine } from "../src/schemas/trajectory.js";
-import { TrialPrompts, WrittenTrialConfig } from "../src/schemas/trial-config.js";
 
 export const SCHEMAS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "schemas");
 
@@ -25,10 +25,10 @@ export const SCHEMAS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)
  */
 export function renderSchemas(): Record<string, string> {
   const out: Record<string, string> = {
-    "trial-result.schema.json": schemaText(WrittenTrialResult),
-    "trial-config.schema.json": schemaText(WrittenTrialConfig),
+    "trial-result.schema.json": schemaText(WrittenRolloutResult),
+    "trial-config.schema.json": schemaText(WrittenRolloutConfig),
     "trial-timing.schema.json": schemaText(WrittenTiming),
-    "trial-prompts.schema.json": schemaText(TrialPrompts),
+    "trial-prompts.schema.json": schemaText(RolloutPrompts),
     "trajectory-line.schema.json": schemaText(TrajectoryLine),
     "token-capture.schema.json": schemaText(TokenCaptureBlock),
     "agent-event.schema.json": schemaText(AgentEvent),

@@ -13,8 +13,14 @@ export type { JobFolder, RolloutFolder, RolloutOutcome } from "./jobs-dir/index.
 export { deriveOutcome, readJobs, readRolloutFolder, readTrialConfig } from "./jobs-dir/index.js";
 export type { ExecOptions, ExecResult, Sandbox, SandboxBackend } from "./sandbox/types.js";
 export * from "./schemas/outcome.js";
-export type { AgentResult, EvaluationPlan, JobSummary, TimingInfo, TrialResult } from "./schemas/result.js";
-export type { PolicyRecord, TrialConfig } from "./schemas/trial-config.js";
+export type {
+  AgentResult,
+  EvaluationPlan,
+  JobSummary,
+  RolloutResult as TrialResult,
+  TimingInfo,
+} from "./schemas/result.js";
+export type { PolicyRecord, RolloutConfig as TrialConfig } from "./schemas/rollout-config.js";
 export { taskDigest } from "./task/digest.js";
 export { loadTask } from "./task/load.js";
 export type { Task, TaskConfig } from "./task/types.js";

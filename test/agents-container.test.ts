@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { loadPolicyScript } from "../src/policy/scripted-server.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { loadPolicyScript } from "../src/scripted-endpoint/scripted-server.js";
 import { acpEvents, CLI_AGENTS, llmCalls, readJson, runAgent } from "./testing/agents.js";
 import { bench, EXAMPLES, REPO, useScratch } from "./testing/bench.js";
 

@@ -10,7 +10,6 @@ import { after, before, describe, it } from "node:test";
 import { ensureBundle } from "../src/agents/in-sandbox/bundle.js";
 import { claudeCodeDef } from "../src/agents/in-sandbox/claude-code.js";
 import { imageFallbackFor } from "../src/agents/in-sandbox/image-install.js";
-import { loadPolicyScript } from "../src/policy/scripted-server.js";
 import type { Engine } from "../src/sandbox/container/engine/engine.js";
 import {
   type AgentBundleMount,
@@ -20,6 +19,7 @@ import {
 } from "../src/sandbox/container/image/agent-image.js";
 import { buildTaskImage } from "../src/sandbox/container/image/image.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { loadPolicyScript } from "../src/scripted-endpoint/scripted-server.js";
 import { loadTask } from "../src/task/load.js";
 import { readJson, runAgent } from "./testing/agents.js";
 import { REPO, tempDir } from "./testing/bench.js";

@@ -7,8 +7,8 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { readTrialConfig } from "../src/jobs-dir/index.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
-import { WrittenTrialConfig } from "../src/schemas/trial-config.js";
+import { WrittenRolloutConfig } from "../src/schemas/rollout-config.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { EXAMPLES, REPO, rollouts, tempDir } from "./testing/bench.js";
 
 /** Every key of every object in `value`, with its path. */
@@ -60,7 +60,7 @@ describe("config.json keys", () => {
     const policy = written.policy as Record<string, any>;
     assert.deepEqual(policy.capture_tokens, { enabled: true, token_ids: "auto", top_logprobs: null });
     assert.deepEqual(policy.price_usd_per_mtok, { input: 0.27, output: 1.1 });
-    assert.equal(WrittenTrialConfig.safeParse(written).success, true);
+    assert.equal(WrittenRolloutConfig.safeParse(written).success, true);
   });
 
   it("a config.json with the old camelCase keys reads as today's", async () => {

@@ -5,9 +5,9 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { listContainers } from "../src/sandbox/container/lifecycle/cleanup.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import {
   bench,
   EXAMPLES,

@@ -19,7 +19,6 @@ import {
   startSocketRelay,
 } from "../src/agents/in-sandbox/relay.js";
 import { Evaluation } from "../src/job/evaluation.js";
-import { startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { ContainerBackend } from "../src/sandbox/container/backend.js";
 import {
   makeTask as containerTask,
@@ -31,6 +30,7 @@ import { createNamespaceBackend } from "../src/sandbox/namespace/backend.js";
 import type { NamespaceSandbox } from "../src/sandbox/namespace/sandbox.js";
 import { makeSpec, makeTask as namespaceTask, tempDir } from "../src/sandbox/namespace/testing/kit.js";
 import type { PolicyEndpoint, Sandbox } from "../src/sandbox/types.js";
+import { startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import type { Task } from "../src/task/types.js";
 import { FIXTURES, REPO, rollouts, useScratch } from "./testing/bench.js";
 

@@ -11,8 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
-import { startScriptedPolicy } from "../src/policy/scripted-server.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
+import { startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { llmCalls, scriptFor, shellCall } from "./testing/agents.js";
 import { FIXTURES, rollouts, useScratch } from "./testing/bench.js";
 

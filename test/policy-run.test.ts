@@ -5,7 +5,11 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadPolicyScript, type PolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import {
+  loadPolicyScript,
+  type PolicyScript,
+  startScriptedPolicy,
+} from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
 
 const KEY = "sk-upstream-secret-4242";

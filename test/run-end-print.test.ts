@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { loadJob } from "../src/job/load-job.js";
-import { type PolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { type PolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, startBench, useScratch, waitUntil } from "./testing/bench.js";
 
 const scratch = useScratch("run-end");

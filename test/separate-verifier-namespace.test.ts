@@ -7,11 +7,11 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { resolveAgent } from "../src/agents/registry.js";
+import { runRollout } from "../src/rollout/run.js";
 import { createNamespaceBackend } from "../src/sandbox/namespace/index.js";
 import type { Sandbox, SandboxBackend } from "../src/sandbox/types.js";
-import { WrittenTrialResult } from "../src/schemas/result.js";
+import { WrittenRolloutResult } from "../src/schemas/result.js";
 import { loadTask } from "../src/task/load.js";
-import { runTrial } from "../src/trial/run.js";
 import { bench, FIXTURES, rollouts, useScratch } from "./testing/bench.js";
 import {
   assertHonestWorkSeen,
@@ -80,7 +80,7 @@ describe("separate verifier (namespace sandbox)", () => {
     };
     const jobDir = path.join(scratch(), "jobs-fail");
     const warnings: string[] = [];
-    const result = await runTrial({
+    const result = await runRollout({
       task,
       taskDigest: "test",
       jobDir,
@@ -228,7 +228,7 @@ describe("separate verifier per step (namespace sandbox)", () => {
       ],
     );
     for (const s of steps) assert.equal(typeof s.timing.verifier_environment_setup, "number", s.step_name);
-    WrittenTrialResult.parse(result);
+    WrittenRolloutResult.parse(result);
     const config = JSON.parse(await fs.readFile(path.join(found?.dir ?? "", "config.json"), "utf8"));
     assert.equal(config.verifier_environment_mode, "separate");
   });

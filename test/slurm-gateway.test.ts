@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts } from "./testing/bench.js";
 import { clusterMissing, SHARED_ROOT } from "./testing/slurm.js";
 

@@ -7,12 +7,12 @@ import { describe, it } from "node:test";
 import { resolveAgent } from "../src/agents/registry.js";
 import { isLeftover, retryExclusion, runComment, sbatchArgs } from "../src/job/slurm/executor.js";
 import { hostAddressFor } from "../src/job/slurm/open.js";
+import type { RolloutPlan } from "../src/rollout/types.js";
 import { sandboxBackends } from "../src/sandbox/index.js";
 import { loadTask } from "../src/task/load.js";
-import type { TrialPlan } from "../src/trial/types.js";
 import { EXAMPLES } from "./testing/bench.js";
 
-async function helloPlan(): Promise<TrialPlan> {
+async function helloPlan(): Promise<RolloutPlan> {
   const task = await loadTask(path.join(EXAMPLES, "hello"));
   const factory = sandboxBackends.namespace;
   assert.ok(factory);

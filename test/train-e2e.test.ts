@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, useScratch, waitUntil } from "./testing/bench.js";
 
 const scratch = useScratch("train-e2e");

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { writeGroup } from "../src/train/testing/job-builder.js";
+import { writeGroup } from "../src/jobs-dir/testing/job-builder.js";
 import { bench, tempDir } from "./testing/bench.js";
 
 /** The first python3 with pandas: the one on PATH, else Debian's (a pyenv shim may shadow it). */

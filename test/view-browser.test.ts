@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
-import { loadPolicyScript, startScriptedPolicy } from "../src/policy/scripted-server.js";
+import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { startViewServer } from "../src/view/index.js";
 import { bench, EXAMPLES, REPO, rollouts, tempDir } from "./testing/bench.js";
 import { browserSkip, launchBrowser, SCREENSHOTS, screenshot } from "./testing/browser.js";

@@ -6,8 +6,8 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { writeGroup, writeRollout } from "../src/train/testing/job-builder.js";
-import { tmp } from "../src/train/testing/tmp.js";
+import { writeGroup, writeRollout } from "../src/jobs-dir/testing/job-builder.js";
+import { tmp } from "../src/jobs-dir/testing/tmp.js";
 import { startViewServer, type ViewServer } from "../src/view/index.js";
 import { bench, startBench } from "./testing/bench.js";
 

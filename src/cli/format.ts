@@ -2,7 +2,7 @@
 // `trial-01  reward 1.0: close_enough pass, plausible_uncertainty pass, consistent pass`.
 import type { EvaluationResult } from "../job/evaluation.js";
 import { rewardOf } from "../job/summary.js";
-import type { TrialResult } from "../schemas/result.js";
+import type { RolloutResult } from "../schemas/result.js";
 import { printable } from "./terminal-text.js";
 
 export function formatReward(reward: number): string {
@@ -11,11 +11,11 @@ export function formatReward(reward: number): string {
 }
 
 /** One rollout's line; task-controlled text in it (last line, messages) is shown, never obeyed. */
-export function rolloutLine(r: TrialResult, withTask: boolean): string {
+export function rolloutLine(r: RolloutResult, withTask: boolean): string {
   return printable(rolloutText(r, withTask));
 }
 
-function rolloutText(r: TrialResult, withTask: boolean): string {
+function rolloutText(r: RolloutResult, withTask: boolean): string {
   const head = withTask ? `${r.trial ?? ""}  ${r.task_name}` : `${r.trial ?? r.rollout_name}`;
   const reward = rewardOf(r);
   const lastLine = typeof r.test_last_line === "string" ? r.test_last_line : null;

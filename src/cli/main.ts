@@ -7,12 +7,12 @@ import { withHelp } from "./help.js";
 import { ROOT_HELP } from "./help-pages.js";
 import { finishProgram } from "./program.js";
 import { registerResultsCommand } from "./results.js";
+import { registerRolloutNodeCommand } from "./rollout-node.js";
 import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
 import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
 import { registerTrainCommands } from "./train.js";
-import { registerTrialCommand } from "./trial.js";
 import { registerViewCommand } from "./view.js";
 
 function buildProgram(): Command {
@@ -25,7 +25,7 @@ function buildProgram(): Command {
   registerPolicyCommands(program);
   registerSandboxCommands(program);
   registerTrainCommands(program);
-  registerTrialCommand(program);
+  registerRolloutNodeCommand(program);
   registerViewCommand(program);
   registerResultsCommand(program);
   // Last: the shared help and error style, for every command registered above.

@@ -36,11 +36,11 @@ export function createProgress(
       case "warning":
         line(`warning: ${printable(e.message)}`);
         break;
-      case "trial-start":
+      case "rollout-start":
         running++;
         if (tty && !opts.quiet) redraw();
         break;
-      case "trial-end": {
+      case "rollout-end": {
         running--;
         done++;
         const reward = rewardOf(e.result);
@@ -51,7 +51,7 @@ export function createProgress(
           reward === null ? `unscored (${e.result.outcome ?? "error"})` : `reward ${formatReward(reward)}`;
         const secs = e.result.timing?.total?.toFixed(2) ?? "?";
         if (tty) redraw();
-        else line(`${e.trialLabel} ${e.result.rollout_name} ${verdict} (${secs}s)`);
+        else line(`${e.repeat} ${e.result.rollout_name} ${verdict} (${secs}s)`);
         break;
       }
       case "job-end":

@@ -1,7 +1,7 @@
 // `bench policy scripted`: a deterministic stand-in for a vLLM server, to smoke-test tasks and
 // agents without a GPU.
 import { type Command, InvalidArgumentError } from "commander";
-import { runScriptedPolicyCommand } from "../policy/command.js";
+import { runScriptedPolicyCommand } from "../scripted-endpoint/command.js";
 import { withHelp } from "./help.js";
 import { POLICY_HELP, SCRIPTED_HELP } from "./help-pages.js";
 import { parseInteger } from "./options.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { TrialResult } from "../schemas/result.js";
+import type { RolloutResult } from "../schemas/result.js";
 import { rolloutLine } from "./format.js";
 import { isControl, printable } from "./terminal-text.js";
 
@@ -32,7 +32,7 @@ describe("task-controlled text on the terminal", () => {
       rewards: { reward: 0 },
       error_category: null,
       test_last_line: "fail\x1b[2K\rreward 1.0",
-    } as unknown as TrialResult;
+    } as unknown as RolloutResult;
     assert.equal(rolloutLine(r, false), "trial-01  reward 0.0: fail\\x1b[2K\\x0dreward 1.0");
   });
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The entry a SLURM job starts on its node: `node trial-entry.js SPEC.json`. Not the whole CLI
 // (commander and every command's code), only a trial's: Node's start is paid once per trial.
-import { runTrialOnNode } from "../job/slurm/node.js";
+import { runRolloutOnNode } from "../job/slurm/node.js";
 
 const spec = process.argv[2];
 if (!spec) {
@@ -10,7 +10,7 @@ if (!spec) {
   );
   process.exit(2);
 }
-runTrialOnNode(spec).then(
+runRolloutOnNode(spec).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`bench _trial: ${(err as Error).message ?? String(err)}\n`);

@@ -10,9 +10,9 @@ import { type ExchangeTrace, JSON_HEADERS, newTrace } from "./exchange.js";
 import { LineBuilder, oneLine } from "./line.js";
 import { plainExchange } from "./plain-exchange.js";
 import { redactFixedHeaders, redactHeaders } from "./redact.js";
+import type { GatewayRollout } from "./rollouts.js";
 import { streamExchange } from "./stream-exchange.js";
 import { ASKED_NOTHING, agentAsked } from "./strip.js";
-import type { GatewayTrial } from "./trials.js";
 import type { EndpointPolicy, GatewayOptions, JsonObject } from "./types.js";
 import { isObject } from "./types.js";
 import type { UpstreamClient } from "./upstream.js";
@@ -35,7 +35,7 @@ const VERSION_HEADERS = ["x-policy-version", "x-model-version", "x-weights-versi
 export async function handleCall(
   core: GatewayCore,
   dialect: Dialect,
-  trial: GatewayTrial,
+  trial: GatewayRollout,
   exchange: { req: IncomingMessage; res: ServerResponse; raw: Buffer | null; startedAt: number },
 ): Promise<void> {
   const { req, res, raw, startedAt } = exchange;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { detokenize, promptTokenIds } from "../policy/chat-template.js";
+import { detokenize, promptTokenIds } from "../scripted-endpoint/chat-template.js";
 import {
   type Harness,
   type HarnessGatewayOptions,

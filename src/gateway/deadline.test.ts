@@ -88,13 +88,13 @@ function ask(apiKey: string, content: string, signal?: AbortSignal): Promise<Res
 describe("gateway: upstream deadline and agent hang-ups", () => {
   it("lets a stream run past the deadline while bytes keep coming, and fails one that goes quiet", async () => {
     const file = path.join(dir, "deadline.jsonl");
-    const { apiKey } = gateway.addTrial("deadline", { trajectoryFile: file });
+    const { apiKey } = gateway.addRollout("deadline", { trajectoryFile: file });
     const slow = await (await ask(apiKey, "slow")).text();
     assert.match(slow, /data: \[DONE\]/);
     assert.doesNotMatch(slow, /error/);
     const stalled = await (await ask(apiKey, "stall")).text();
     assert.match(stalled, /went silent mid-answer for 1 s \(idle limit/);
-    await gateway.removeTrial("deadline");
+    await gateway.removeRollout("deadline");
     const lines = (await readFile(file, "utf8"))
       .trim()
       .split("\n")
@@ -110,7 +110,7 @@ describe("gateway: upstream deadline and agent hang-ups", () => {
 
   it("drops the upstream call when the agent hangs up, and records 499 without counting a failure", async () => {
     const file = path.join(dir, "hangup.jsonl");
-    const { apiKey } = gateway.addTrial("hangup", { trajectoryFile: file });
+    const { apiKey } = gateway.addRollout("hangup", { trajectoryFile: file });
     const agent = new AbortController();
     const call = ask(apiKey, "hang", agent.signal);
     // The agent hangs up once the call is upstream: sooner, the policy would never see it.
@@ -118,7 +118,7 @@ describe("gateway: upstream deadline and agent hang-ups", () => {
     agent.abort();
     await assert.rejects(call, { name: "AbortError" });
     await hangClosed;
-    await gateway.removeTrial("hangup");
+    await gateway.removeRollout("hangup");
     const [line] = (await readFile(file, "utf8"))
       .trim()
       .split("\n")

@@ -44,7 +44,7 @@ describe("gateway: credentials", () => {
   it("answers 401 in each dialect for a missing or unknown credential, and writes nothing", async () => {
     const mine = h.trial("auth-mine");
     const other = h.trial("auth-other");
-    await h.gateway.removeTrial("auth-other");
+    await h.gateway.removeRollout("auth-other");
     const before = h.policy.requests.length;
     await assert.rejects(
       openai("not-a-key").chat.completions.create({ model: "m", messages: [] }),
@@ -122,7 +122,7 @@ describe("gateway: policy failures", () => {
     });
     try {
       const file = path.join(h.dir, "down", "llm_trajectory.jsonl");
-      const { apiKey } = down.addTrial("down", { trajectoryFile: file });
+      const { apiKey } = down.addRollout("down", { trajectoryFile: file });
       await assert.rejects(
         openai(apiKey, `${down.url}/v1`).chat.completions.create({
           model: "m",
@@ -133,7 +133,7 @@ describe("gateway: policy failures", () => {
           /the endpoint http:\/\/127\.0\.0\.1:9\/v1 never answered: connection refused/.test(e.message),
       );
       assert.equal(down.usage("down").failedCalls, 1);
-      await down.removeTrial("down");
+      await down.removeRollout("down");
       const [line] = (await readFile(file, "utf8"))
         .trim()
         .split("\n")

@@ -13,19 +13,25 @@ import { chatDialect } from "./dialects/chat.js";
 import { responsesDialect } from "./dialects/responses.js";
 import { errorBody } from "./errors.js";
 import { credentialOf } from "./redact.js";
-import { TrialRegistry } from "./trials.js";
+import { RolloutRegistry } from "./rollouts.js";
 import {
   ENDPOINT_DEFAULTS,
   type EndpointPolicy,
   type Gateway,
   type GatewayOptions,
   type ModelWitness,
-  type TrialUsage,
+  type RolloutUsage,
   type Wire,
 } from "./types.js";
 import { UpstreamClient } from "./upstream.js";
 
-export type { EndpointPolicy, Gateway, GatewayOptions, ModelWitness, TrialUsage } from "./types.js";
+export type {
+  EndpointPolicy,
+  Gateway,
+  GatewayOptions,
+  ModelWitness,
+  RolloutUsage as TrialUsage,
+} from "./types.js";
 export { ENDPOINT_DEFAULTS } from "./types.js";
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -51,7 +57,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }),
     plan: planCapture(options),
   };
-  const trials = new TrialRegistry(options, endpoint.failFastCalls);
+  const trials = new RolloutRegistry(options, endpoint.failFastCalls);
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     route(core, trials, req, res).catch((err: Error) => {
@@ -70,7 +76,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     url: `http://${shown}:${port}`,
-    addTrial(trialName, opts) {
+    addRollout(trialName, opts) {
       const trial = trials.add(trialName, opts.trajectoryFile, opts.repeat);
       return { apiKey: trial.apiKey, ended: trial.ended.signal };
     },
@@ -90,10 +96,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const trial = trials.named(trialName);
       if (trial) trial.step = step;
     },
-    async removeTrial(trialName) {
+    async removeRollout(trialName) {
       await trials.remove(trialName)?.close();
     },
-    usage(trialName): TrialUsage {
+    usage(trialName): RolloutUsage {
       const trial = trials.named(trialName);
       if (!trial) throw new Error(`gateway: no trial named ${trialName}`);
       return { ...trial.usage, policyVersions: [...trial.usage.policyVersions] };
@@ -109,7 +115,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
-async function route(core: GatewayCore, trials: TrialRegistry, req: IncomingMessage, res: ServerResponse) {
+async function route(core: GatewayCore, trials: RolloutRegistry, req: IncomingMessage, res: ServerResponse) {
   const startedAt = performance.now();
   const path = (req.url ?? "/").split("?")[0]?.replace(/\/+$/, "") || "/";
   // Claude Code checks reachability with `HEAD /` before anything else.

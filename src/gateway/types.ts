@@ -73,7 +73,7 @@ export interface ModelWitness {
   endedBy: { category: "provider_error" | "config_error"; message: string } | null;
 }
 
-export interface TrialUsage {
+export interface RolloutUsage {
   calls: number;
   failedCalls: number;
   inputTokens: number;
@@ -92,7 +92,7 @@ export interface Gateway {
    * `repeat` (the 1-based index of the repeat job, default 1) is forwarded upstream with the trial's
    * name on every call (ROLLOUT_HEADERS), so a scripted policy can vary its replies per rollout.
    */
-  addTrial(
+  addRollout(
     trialName: string,
     opts: { trajectoryFile: string; repeat?: number },
   ): { apiKey: string; ended: AbortSignal };
@@ -101,8 +101,8 @@ export interface Gateway {
   /** A multi-step rollout's step began: the lines of calls made from now on carry `metadata.step`. */
   setStep(trialName: string, step: string): void;
   /** Revokes the credential at once; resolves when the trial's in-flight calls are recorded and its file is closed. */
-  removeTrial(trialName: string): Promise<void>;
-  usage(trialName: string): TrialUsage;
+  removeRollout(trialName: string): Promise<void>;
+  usage(trialName: string): RolloutUsage;
   close(): Promise<void>;
 }
 

@@ -65,7 +65,7 @@ after(async () => {
 
 function trial(name: string, answers: Answer[]) {
   scripts.set(name, answers);
-  const added = gateway.addTrial(name, { trajectoryFile: path.join(dir, `${name}.jsonl`) });
+  const added = gateway.addRollout(name, { trajectoryFile: path.join(dir, `${name}.jsonl`) });
   const ask = async (signal?: AbortSignal) => {
     const res = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: "POST",
@@ -79,7 +79,7 @@ function trial(name: string, answers: Answer[]) {
 }
 
 async function lines(name: string): Promise<Record<string, any>[]> {
-  await gateway.removeTrial(name);
+  await gateway.removeRollout(name);
   const text = await readFile(path.join(dir, `${name}.jsonl`), "utf8");
   return text
     .trim()

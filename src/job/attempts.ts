@@ -15,7 +15,7 @@ import {
   rolloutNameFor,
 } from "../jobs-dir/index.js";
 import { isRetryable } from "../schemas/outcome.js";
-import type { ReplacedMarker, TrialResult } from "../schemas/result.js";
+import type { ReplacedMarker, RolloutResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 
 export type AttemptState = "finished" | "missing_result" | "truncated_result";
@@ -25,7 +25,7 @@ export interface Attempt {
   name: string;
   task: string;
   state: AttemptState;
-  result: TrialResult | null;
+  result: RolloutResult | null;
   replaced: ReplacedMarker | null;
   mtimeMs: number;
 }

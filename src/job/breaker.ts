@@ -3,7 +3,7 @@
 // endpoint is down, and starting more trials would only make more unscored rollouts. A config_error
 // cannot pass by retrying at all. Either way the run starts no more trials, says once why, and
 // leaves the rest to a resume with the same --job-name.
-import type { JobSummary, TrialResult } from "../schemas/result.js";
+import type { JobSummary, RolloutResult } from "../schemas/result.js";
 
 export type Stopped = NonNullable<JobSummary["stopped"]>;
 
@@ -28,7 +28,7 @@ export class RunBreaker {
   }
 
   /** Hears every finished attempt, in the order they finish. */
-  note(result: TrialResult): void {
+  note(result: RolloutResult): void {
     if (this.reason) return;
     const category = result.error_category;
     if (category === "config_error") {

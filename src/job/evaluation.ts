@@ -9,7 +9,7 @@ import { PLAN, SUMMARY } from "../jobs-dir/layout.js";
 import { optionName } from "../options.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { isUnscoredFailure } from "../schemas/outcome.js";
-import type { TrialResult } from "../schemas/result.js";
+import type { RolloutResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { Limiter, mapLimit } from "../util/limit.js";
 import { RunBreaker, type Stopped } from "./breaker.js";
@@ -22,16 +22,16 @@ import { SUMMARY_FLOATS, summarize } from "./summary.js";
 export type EvaluationEvent =
   | { type: "plan"; plan: PlannedEvaluation }
   | { type: "warning"; message: string }
-  | { type: "job-start"; trialLabel: string; jobDir: string; tasks: number }
-  | { type: "trial-start"; trialLabel: string; task: string; rolloutName: string }
-  | { type: "trial-end"; trialLabel: string; result: TrialResult }
+  | { type: "job-start"; repeat: string; jobDir: string; tasks: number }
+  | { type: "rollout-start"; repeat: string; task: string; rolloutName: string }
+  | { type: "rollout-end"; repeat: string; result: RolloutResult }
   | { type: "job-end"; outcome: JobOutcome }
   | { type: "stopped"; stopped: Stopped; notStarted: number; jobName: string };
 
 export interface EvaluationResult {
   jobs: JobOutcome[];
   /** The final attempt of every (job, task), in run order. */
-  results: TrialResult[];
+  results: RolloutResult[];
   /**
    * 0: every trial finished (scored, or failed by the policy); 1: an infrastructure or verifier
    * error, or the run stopped because the endpoint kept failing; 2: the endpoint refused the
@@ -47,7 +47,7 @@ export interface EvaluationResult {
 }
 
 /** Trials that can run at once in the whole run: -j per job, jobs at once, under the run's bound. */
-function trialsAtOnce(plan: PlannedEvaluation): number {
+function rolloutsAtOnce(plan: PlannedEvaluation): number {
   return Math.min(plan.concurrency * plan.parallelJobs, plan.maxConcurrentTrials);
 }
 
@@ -95,7 +95,7 @@ export class Evaluation {
   async plan(): Promise<PlannedEvaluation> {
     if (!this.planned) {
       const planned = await planEvaluation(this.settings);
-      failFastRollouts(this.settings, trialsAtOnce(planned));
+      failFastRollouts(this.settings, rolloutsAtOnce(planned));
       this.planned = planned;
     }
     return this.planned;
@@ -122,7 +122,7 @@ export class Evaluation {
       await writeJsonAtomic(path.join(job.jobDir, PLAN), job.plan, { durable: true });
     const signal = this.settings.signal ?? new AbortController().signal;
     const breaker = new RunBreaker(
-      failFastRollouts(this.settings, trialsAtOnce(plan)),
+      failFastRollouts(this.settings, rolloutsAtOnce(plan)),
       plan.policy?.gateway.upstream.baseUrl ?? null,
     );
     // One gate for every trial of the run: K jobs at once must not start K x J trials on one machine.
@@ -136,35 +136,35 @@ export class Evaluation {
         notStarted += await recordNotStarted(job.jobDir, plan, breaker.stopped);
         return;
       }
-      emit({ type: "job-start", trialLabel: job.trialLabel, jobDir: job.jobDir, tasks: plan.tasks.length });
+      emit({ type: "job-start", repeat: job.repeat, jobDir: job.jobDir, tasks: plan.tasks.length });
       // One gateway per job: a policy that changes between jobs is told apart by its job.
       const policy = slurm && plan.policy ? slurm.policyFor(plan.policy) : plan.policy;
       const access =
         policy && plan.model ? await openModelAccess(policy, plan.model, job.plan.trial_index) : null;
-      const prepareTrial = access?.prepareTrial ?? this.settings.prepareTrial;
+      const prepareTrial = access?.prepareTrial ?? this.settings.prepareRollout;
       let outcome: JobOutcome;
       try {
         outcome = await runJob({
           jobDir: job.jobDir,
           jobName: plan.jobName,
-          repeatLabel: job.trialLabel,
+          repeatLabel: job.repeat,
           tasks: plan.tasks,
           agent: plan.agent as Agent,
           model: plan.model,
           backend: plan.backend as SandboxBackend,
           concurrency: plan.concurrency,
-          trialGate,
+          rolloutGate: trialGate,
           retryAttempts: plan.retryAttempts,
           agentEnv: plan.agentEnv,
           settings: plan.trialSettings,
           signal,
           warn,
-          prepareTrial,
+          prepareRollout: prepareTrial,
           retryBackoffMs: this.settings.retryBackoffMs,
           breaker,
-          ...(slurm ? { startTrial: slurm.startTrial } : {}),
-          onTrialStart: (info) => emit({ type: "trial-start", trialLabel: job.trialLabel, ...info }),
-          onTrialEnd: (result) => emit({ type: "trial-end", trialLabel: job.trialLabel, result }),
+          ...(slurm ? { startRollout: slurm.startTrial } : {}),
+          onRolloutStart: (info) => emit({ type: "rollout-start", repeat: job.repeat, ...info }),
+          onRolloutEnd: (result) => emit({ type: "rollout-end", repeat: job.repeat, result }),
         });
       } finally {
         await access?.close();

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { writeJob } from "../train/testing/job-builder.js";
-import { tmp } from "../train/testing/tmp.js";
+import { writeJob } from "../jobs-dir/testing/job-builder.js";
+import { tmp } from "../jobs-dir/testing/tmp.js";
 import { loadJob } from "./load-job.js";
 
 const STOP = {

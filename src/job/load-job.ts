@@ -7,7 +7,7 @@ import { UserInputError } from "../errors.js";
 import { type JobFolder, type RolloutFolder, readJobs } from "../jobs-dir/index.js";
 import { checkOptionKeys } from "../options.js";
 import { AGENT_ERROR_CATEGORIES, type ScoreOutcome, VERIFIER_ERROR_CATEGORIES } from "../schemas/outcome.js";
-import type { TrialResult } from "../schemas/result.js";
+import type { RolloutResult } from "../schemas/result.js";
 import { type AttemptState, attemptOf } from "./attempts.js";
 
 export interface LoadedTrial {
@@ -22,7 +22,7 @@ export interface LoadedTrial {
   status: AttemptState;
   /** null: unscored (never read it as 0). */
   reward: number | null;
-  rewards: TrialResult["rewards"];
+  rewards: RolloutResult["rewards"];
   outcome: string | null;
   scoreOutcome: ScoreOutcome;
   /** error_category, or agent_error when the result names an error but no category. */
@@ -33,7 +33,7 @@ export interface LoadedTrial {
   verifierError: string | null;
   attempt: number;
   replaced: boolean;
-  result: TrialResult | null;
+  result: RolloutResult | null;
 }
 
 /** Final attempts only (what summary.json counts), plus the trials the run never started. */

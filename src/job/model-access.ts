@@ -4,13 +4,13 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type Gateway, startGateway } from "../gateway/index.js";
 import { TRAJECTORY } from "../jobs-dir/layout.js";
+import type { RolloutHooks } from "../rollout/types.js";
 import { policyEndpointOf } from "../sandbox/host-block.js";
-import type { TrialResult } from "../schemas/result.js";
-import type { TrialHooks } from "../trial/types.js";
+import type { RolloutResult } from "../schemas/result.js";
 import type { ResolvedPolicy } from "./policy.js";
 
 export interface JobModelAccess {
-  prepareTrial(rolloutName: string, rolloutDir: string): Promise<TrialHooks>;
+  prepareTrial(rolloutName: string, rolloutDir: string): Promise<RolloutHooks>;
   close(): Promise<void>;
 }
 
@@ -27,7 +27,7 @@ export async function openModelAccess(
     async prepareTrial(rolloutName, rolloutDir) {
       const trajectoryFile = path.join(rolloutDir, TRAJECTORY);
       await fs.mkdir(path.dirname(trajectoryFile), { recursive: true });
-      const { apiKey, ended } = gateway.addTrial(rolloutName, { trajectoryFile, repeat });
+      const { apiKey, ended } = gateway.addRollout(rolloutName, { trajectoryFile, repeat });
       return {
         modelAccess: { baseUrl: `${gateway.url}/v1`, apiKey, model },
         hostService: { port: Number(new URL(gateway.url).port) },
@@ -42,8 +42,12 @@ export async function openModelAccess(
   };
 }
 
-async function withUsage(gateway: Gateway, rolloutName: string, result: TrialResult): Promise<TrialResult> {
-  await gateway.removeTrial(rolloutName);
+async function withUsage(
+  gateway: Gateway,
+  rolloutName: string,
+  result: RolloutResult,
+): Promise<RolloutResult> {
+  await gateway.removeRollout(rolloutName);
   const u = gateway.usage(rolloutName);
   const versions = u.policyVersions;
   return {

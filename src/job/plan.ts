@@ -22,13 +22,13 @@ import { anyPhaseHasNetwork } from "../task/network.js";
 import type { VerifierEnvironmentMode } from "../task/verifier-mode.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
 import type { EvaluationEvent } from "./evaluation.js";
-import { ensureWritableDir } from "./jobs-dir.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { POLICY_SETTINGS, type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
 import type { JobSpec, JobTask } from "./run-job.js";
 import type { SlurmSettings } from "./slurm/executor.js";
 import { MULTIPLIERS, resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
 import { applyVerifierMode, rootAgentWarning } from "./verifier-mode.js";
+import { ensureWritableDir } from "./writable-dir.js";
 
 export interface EvaluationSettings {
   /** A task folder, or a folder of tasks. */
@@ -56,7 +56,7 @@ export interface EvaluationSettings {
   agentEnv?: Record<string, string>;
   signal?: AbortSignal;
   onEvent?: (event: EvaluationEvent) => void;
-  prepareTrial?: JobSpec["prepareTrial"];
+  prepareRollout?: JobSpec["prepareRollout"];
   retryBackoffMs?: number;
   /** Where and how the policy is served (agents that call a model). */
   policy?: PolicySettings;
@@ -79,7 +79,7 @@ export interface EvaluationSettings {
 }
 
 export interface PlannedJob {
-  trialLabel: string;
+  repeat: string;
   jobDir: string;
   /** True when this job folder already exists and will be completed rather than started. */
   resume: boolean;
@@ -131,7 +131,7 @@ const SETTINGS: Record<keyof EvaluationSettings, true> = {
   agentEnv: true,
   signal: true,
   onEvent: true,
-  prepareTrial: true,
+  prepareRollout: true,
   retryBackoffMs: true,
   policy: true,
   env: true,
@@ -247,7 +247,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
       created_at: new Date().toISOString(),
     };
     const resume = await checkResumable(jobDir, plan, warnings);
-    jobs.push({ trialLabel: label, jobDir, resume, plan });
+    jobs.push({ repeat: label, jobDir, resume, plan });
   }
   const trialSettings = {
     sandbox: backend.kind,
@@ -418,6 +418,6 @@ export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
           }
         : { kind: "local" },
     warnings: plan.warnings,
-    jobs: plan.jobs.map((j) => ({ trial: j.trialLabel, job_dir: j.jobDir, resume: j.resume, plan: j.plan })),
+    jobs: plan.jobs.map((j) => ({ trial: j.repeat, job_dir: j.jobDir, resume: j.resume, plan: j.plan })),
   };
 }

@@ -4,7 +4,7 @@
 import { UserInputError } from "../errors.js";
 import { checkEndpointPolicy, endpointPolicyOf, type GatewayOptions } from "../gateway/index.js";
 import { optionName, optionValue } from "../options.js";
-import type { PolicyRecord } from "../schemas/trial-config.js";
+import type { PolicyRecord } from "../schemas/rollout-config.js";
 
 export interface PolicySettings {
   baseUrl?: string | null;

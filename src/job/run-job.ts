@@ -5,12 +5,12 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Agent } from "../agents/types.js";
 import { SUMMARY } from "../jobs-dir/layout.js";
+import { runRollout } from "../rollout/run.js";
+import type { RolloutHooks, RolloutPlan } from "../rollout/types.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { isRetryable } from "../schemas/outcome.js";
-import type { JobSummary, TrialResult } from "../schemas/result.js";
+import type { JobSummary, RolloutResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
-import { runTrial } from "../trial/run.js";
-import type { TrialHooks, TrialPlan } from "../trial/types.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { Limiter, mapLimit } from "../util/limit.js";
 import {
@@ -41,30 +41,30 @@ export interface JobSpec {
   backend: SandboxBackend;
   concurrency: number;
   /** The run's bound on trials at once, shared with the jobs that run beside this one. */
-  trialGate?: Limiter;
+  rolloutGate?: Limiter;
   retryAttempts: number;
   agentEnv: Record<string, string>;
   settings: Record<string, unknown>;
   signal: AbortSignal;
   /** Per-trial additions to the plan, e.g. model access through the gateway and its usage in finalize. */
-  prepareTrial?(rolloutName: string, rolloutDir: string): Promise<TrialHooks>;
+  prepareRollout?(rolloutName: string, rolloutDir: string): Promise<RolloutHooks>;
   warn(message: string): void;
-  onTrialStart?(info: { task: string; rolloutName: string }): void;
-  onTrialEnd?(result: TrialResult): void;
+  onRolloutStart?(info: { task: string; rolloutName: string }): void;
+  onRolloutEnd?(result: RolloutResult): void;
   retryBackoffMs?: number;
   deferCleanup?(work: Promise<void>): void;
   /** Shared by the run's jobs: when it trips, no more trials start (see breaker.ts). */
   breaker?: RunBreaker;
   /** Where a planned trial runs: absent, here (runTrial); --executor slurm places it on a node. */
-  startTrial?(plan: TrialPlan): Promise<TrialResult>;
+  startRollout?(plan: RolloutPlan): Promise<RolloutResult>;
 }
 
 export interface JobOutcome {
   jobDir: string;
-  trialLabel: string;
+  repeat: string;
   summary: JobSummary;
   /** The final attempt of every task, in task order. */
-  results: TrialResult[];
+  results: RolloutResult[];
 }
 
 export async function runJob(spec: JobSpec): Promise<JobOutcome> {
@@ -72,7 +72,7 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
   const lock = await acquireLock(spec.jobDir);
   try {
     const existing = await scanAttempts(spec.jobDir);
-    const results = new Map<string, TrialResult>();
+    const results = new Map<string, RolloutResult>();
     const pending: { jobTask: JobTask; previous: Attempt[] }[] = [];
     for (const jobTask of spec.tasks) {
       const attempts = existing.get(jobTask.task.name) ?? [];
@@ -84,7 +84,7 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
     const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
     let notStarted = 0;
     try {
-      const gate = spec.trialGate ?? new Limiter(spec.concurrency);
+      const gate = spec.rolloutGate ?? new Limiter(spec.concurrency);
       await mapLimit(pending, spec.concurrency, ({ jobTask, previous }) =>
         // Checked once a slot is free: the run may have stopped while this trial waited for one.
         gate.run(async () => {
@@ -101,7 +101,7 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
     }
     const ordered = spec.tasks
       .map((t) => results.get(t.task.name))
-      .filter((r): r is TrialResult => r !== undefined);
+      .filter((r): r is RolloutResult => r !== undefined);
     const summary = summarize(ordered, {
       jobName: spec.jobName,
       agent: spec.agent.name,
@@ -117,13 +117,13 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
         durable: true,
         floats: SUMMARY_FLOATS,
       });
-    return { jobDir: spec.jobDir, trialLabel: spec.repeatLabel, summary, results: ordered };
+    return { jobDir: spec.jobDir, repeat: spec.repeatLabel, summary, results: ordered };
   } finally {
     await lock.release();
   }
 }
 
-async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt[]): Promise<TrialResult> {
+async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt[]): Promise<RolloutResult> {
   let attempt = previous.length + 1;
   let replaces: string | null = null;
   let rolloutName = newRolloutName(jobTask.task.name);
@@ -135,7 +135,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
     replaces = old.name;
   }
   for (let retry = 0; ; retry++) {
-    spec.onTrialStart?.({ task: jobTask.task.name, rolloutName });
+    spec.onRolloutStart?.({ task: jobTask.task.name, rolloutName });
     const result = await runOne(spec, jobTask, { rolloutName, attempt, replaces });
     spec.breaker?.note(result);
     // A task that cannot run as written fails the same way in every trial: say it once, with the fix.
@@ -143,7 +143,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
     const retryable = isRetryable(result.error_category);
     const stopped = spec.signal.aborted || spec.breaker?.signal.aborted === true;
     if (!retryable || retry >= spec.retryAttempts || stopped) {
-      spec.onTrialEnd?.(result);
+      spec.onRolloutEnd?.(result);
       return result;
     }
     const next = newRolloutName(jobTask.task.name);
@@ -162,10 +162,10 @@ async function runOne(
   spec: JobSpec,
   jobTask: JobTask,
   ids: { rolloutName: string; attempt: number; replaces: string | null },
-): Promise<TrialResult> {
+): Promise<RolloutResult> {
   const rolloutDir = path.join(spec.jobDir, ids.rolloutName);
-  const hooks = await spec.prepareTrial?.(ids.rolloutName, rolloutDir);
-  const plan: TrialPlan = {
+  const hooks = await spec.prepareRollout?.(ids.rolloutName, rolloutDir);
+  const plan: RolloutPlan = {
     task: jobTask.task,
     taskDigest: jobTask.digest,
     jobDir: spec.jobDir,
@@ -184,5 +184,5 @@ async function runOne(
     deferCleanup: spec.deferCleanup,
     hooks,
   };
-  return (spec.startTrial ?? runTrial)(plan);
+  return (spec.startRollout ?? runRollout)(plan);
 }

@@ -1,17 +1,17 @@
 // summary.json: the job's counts. passed + failed + errored + verifier_errored == total.
 import { scoreOutcomeOf } from "../schemas/outcome.js";
-import type { JobSummary, TrialResult } from "../schemas/result.js";
+import type { JobSummary, RolloutResult } from "../schemas/result.js";
 
 /** summary.json fields upstream writes as floats (`1.0`), whatever their value. */
 export const SUMMARY_FLOATS: ReadonlySet<string> = new Set(["mean_reward", "score_ratio"]);
 
-export function rewardOf(r: TrialResult): number | null {
+export function rewardOf(r: RolloutResult): number | null {
   const reward = r.rewards?.reward;
   return typeof reward === "number" && Number.isFinite(reward) ? reward : null;
 }
 
 export function summarize(
-  results: TrialResult[],
+  results: RolloutResult[],
   info: {
     jobName: string;
     agent: string;

@@ -53,7 +53,7 @@ export function finalAttempt<T extends AttemptFacts>(attempts: readonly T[]): T 
 }
 
 /** The trial an attempt belongs to within its job folder. */
-export function trialKeyOf(a: AttemptFacts): string {
+export function rolloutKeyOf(a: AttemptFacts): string {
   return JSON.stringify(a.member ? [a.task, a.agent, a.model, a.member] : [a.task, a.agent, a.model]);
 }
 
@@ -70,7 +70,7 @@ export function supersededIn(
   const trials = new Map<string, AttemptFacts[]>();
   for (const r of rollouts) {
     if (!isEvaluation && !r.member) continue;
-    const key = trialKeyOf(r);
+    const key = rolloutKeyOf(r);
     const list = trials.get(key);
     if (list) list.push(r);
     else trials.set(key, [r]);

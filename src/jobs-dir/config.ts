@@ -3,11 +3,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { DataError } from "../errors.js";
-import { TrialConfig } from "../schemas/trial-config.js";
+import { RolloutConfig } from "../schemas/rollout-config.js";
 import { CONFIG } from "./layout.js";
 
 /** The rollout's config.json, or null when it has none (not started, or another layout's folder). */
-export async function readTrialConfig(rolloutDir: string): Promise<TrialConfig | null> {
+export async function readRolloutConfig(rolloutDir: string): Promise<RolloutConfig | null> {
   const file = path.join(rolloutDir, CONFIG);
   let text: string;
   try {
@@ -24,7 +24,7 @@ export async function readTrialConfig(rolloutDir: string): Promise<TrialConfig |
       `${file}: not valid JSON; the rollout's config.json is written whole, so the file was damaged`,
     );
   }
-  const parsed = TrialConfig.safeParse(raw);
+  const parsed = RolloutConfig.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "the file";

@@ -15,10 +15,10 @@ export {
   compareAttempts,
   finalAttempt,
   olderFirst,
+  rolloutKeyOf as trialKeyOf,
   supersededIn,
-  trialKeyOf,
 } from "./attempts.js";
-export { readTrialConfig } from "./config.js";
+export { readRolloutConfig as readTrialConfig } from "./config.js";
 export {
   discoverJobs,
   type FoundJob,

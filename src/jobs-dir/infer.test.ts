@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { tmp } from "../train/testing/tmp.js";
 import { inferResult, parsePythonJson } from "./infer.js";
 import { readRolloutFolder } from "./rollout.js";
+import { tmp } from "./testing/tmp.js";
 
 const from = (
   config: Record<string, unknown> | null = null,

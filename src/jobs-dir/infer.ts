@@ -4,14 +4,14 @@
 // leave the rest null. The train side reads such folders this way and says, per rollout, what it
 // filled and from where; the run side (loadJob, resume) reads only results whole (readResult).
 import { z } from "zod";
-import { Rewards, TrialResult } from "../schemas/result.js";
+import { Rewards, RolloutResult } from "../schemas/result.js";
 import { taskOfRolloutName } from "./layout.js";
 
 /** Field -> where its value came from ("folder name", "config.json", ...); null: nothing to fill it from. */
 export type Inferred = Record<string, string | null>;
 
 export interface InferredResult {
-  result: TrialResult;
+  result: RolloutResult;
   inferred: Inferred;
   /** Fields of the wrong type that were left out, and why (the rest of the result still counts). */
   ignored: Record<string, string>;
@@ -56,7 +56,7 @@ export function parsePythonJson(text: string): unknown {
 }
 
 /** TrialResult, except that `agent` may be unknown: only an inferred result has a null agent. */
-const InferredTrialResult = TrialResult.extend({ agent: z.string().nullable() });
+const InferredRolloutResult = RolloutResult.extend({ agent: z.string().nullable() });
 /** The fields every reader keys on: filled above, never left out. */
 const KEY_FIELDS = new Set(["task_name", "rollout_name", "agent", "model", "rewards"]);
 
@@ -120,8 +120,8 @@ export function inferResult(
   fillRewards(raw, inferred);
   const ignored: Record<string, string> = {};
   for (;;) {
-    const res = InferredTrialResult.safeParse(raw);
-    if (res.success) return { result: res.data as TrialResult, inferred, ignored };
+    const res = InferredRolloutResult.safeParse(raw);
+    if (res.success) return { result: res.data as RolloutResult, inferred, ignored };
     const issue = res.error.issues[0];
     const field = issue?.path[0];
     if (typeof field !== "string" || KEY_FIELDS.has(field) || !(field in raw)) {

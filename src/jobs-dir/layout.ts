@@ -46,14 +46,14 @@ export function groupAttemptOf(name: string): { member: string; attempt: number 
   return { member: `${m[2]}-r${m[3]}`, attempt: Number(m[4]) };
 }
 
-function isTrialDir(name: string): boolean {
+function isRepeatDir(name: string): boolean {
   return TRIAL_DIR.test(name);
 }
 
 /** `trial-01` when the job folder sits in a trial-NN folder, else null. */
-export function trialOf(jobDir: string): string | null {
+export function repeatOf(jobDir: string): string | null {
   const parent = path.basename(path.dirname(jobDir));
-  return isTrialDir(parent) ? parent : null;
+  return isRepeatDir(parent) ? parent : null;
 }
 
 // The name functions live with the result schema (writers use them); readers get them from here.

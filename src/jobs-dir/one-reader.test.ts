@@ -10,8 +10,8 @@ import { loadJob } from "../job/load-job.js";
 import type { StreamRecord } from "../schemas/rollout-stream.js";
 import { convertJob } from "../train/convert/convert.js";
 import { streamRollouts } from "../train/stream/stream.js";
-import { type RolloutSpec, writeJob } from "../train/testing/job-builder.js";
-import { tmp } from "../train/testing/tmp.js";
+import { type RolloutSpec, writeJob } from "./testing/job-builder.js";
+import { tmp } from "./testing/tmp.js";
 
 /** What every reader says is the final attempt of `task` and its outcome. */
 async function verdicts(jobDir: string, task: string) {

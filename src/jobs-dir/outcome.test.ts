@@ -2,11 +2,11 @@
 // one outcome by the table's precedence (infrastructure, user, task setup; then verifier; then policy).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { TrialResult } from "../schemas/result.js";
+import { RolloutResult } from "../schemas/result.js";
 import { deriveOutcome } from "./outcome.js";
 
 const result = (fields: Record<string, unknown>) =>
-  TrialResult.parse({
+  RolloutResult.parse({
     task_name: "t",
     rollout_name: "t__00000001",
     agent: "a",

@@ -5,7 +5,7 @@
 // verifier's (`verifier_failure`). The `outcome` field a writer stored is not trusted over the
 // categories: our writer stores outcomeOf(categories), which is what we derive.
 import { outcomeOf, type ScoreOutcome, scoreOutcomeOf } from "../schemas/outcome.js";
-import type { TrialResult } from "../schemas/result.js";
+import type { RolloutResult } from "../schemas/result.js";
 
 export interface RolloutOutcome {
   /** A finite rewards.reward, else null: unscored, never 0. */
@@ -33,13 +33,13 @@ const NO_RESULT: RolloutOutcome = {
 
 const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
-export function rewardOf(result: TrialResult | null): number | null {
+export function rewardOf(result: RolloutResult | null): number | null {
   const v = result?.rewards?.reward;
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
 /** The outcome fields of a rollout from its result.json (null: missing or unreadable). */
-export function deriveOutcome(result: TrialResult | null): RolloutOutcome {
+export function deriveOutcome(result: RolloutResult | null): RolloutOutcome {
   if (!result) return NO_RESULT;
   const reward = rewardOf(result);
   const errorCategory = text(result.error_category) ?? (text(result.error) ? "agent_error" : null);

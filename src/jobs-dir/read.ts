@@ -8,7 +8,7 @@ import { mapLimit } from "../util/limit.js";
 import { supersededIn } from "./attempts.js";
 import { discoverJobs, type FoundJob, jobIds } from "./discover.js";
 import { readPlan, readSummary, type SummaryFacts } from "./job-files.js";
-import { trialOf } from "./layout.js";
+import { repeatOf } from "./layout.js";
 import { type Replaced, type RolloutFolder, readRolloutFolder } from "./rollout.js";
 
 export interface JobFolder {
@@ -57,7 +57,7 @@ export async function readJobFolder(found: FoundJob): Promise<JobFolder> {
   const rollouts = await mapLimit(found.rolloutDirs, 16, (dir) => readRolloutFolder(dir, { plan }));
   return {
     dir: found.dir,
-    trial: trialOf(found.dir),
+    trial: repeatOf(found.dir),
     isEvaluation: found.isEvaluation,
     plan,
     summary,

@@ -2,7 +2,7 @@
 // short), its trial key (task, agent, model), its attempt facts, the retry marker, and its outcome.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { type EvaluationPlan, ReplacedMarker, TrialResult } from "../schemas/result.js";
+import { type EvaluationPlan, ReplacedMarker, RolloutResult } from "../schemas/result.js";
 import { type Inferred, inferResult, parsePythonJson } from "./infer.js";
 import { CONFIG, groupAttemptOf, REPLACED, RESULT, taskOfRolloutName } from "./layout.js";
 import { deriveOutcome, type RolloutOutcome } from "./outcome.js";
@@ -22,7 +22,7 @@ export interface RolloutFolder {
   dir: string;
   name: string;
   resultState: ResultState;
-  result: TrialResult | null;
+  result: RolloutResult | null;
   /** Why a present file did not read as a result (cut short, or a field of the wrong type). */
   resultProblem: string | null;
   replaced: Replaced | null;
@@ -74,7 +74,7 @@ export async function readObject(file: string): Promise<Record<string, unknown> 
 
 interface ResultRead {
   state: ResultState;
-  result: TrialResult | null;
+  result: RolloutResult | null;
   problem: string | null;
   /** The parsed file when it is a JSON object (what inference starts from). */
   raw: Record<string, unknown> | null;
@@ -93,7 +93,7 @@ async function readResultFile(dir: string, infer = false): Promise<ResultRead> {
     return { state: "truncated", result: null, problem, raw: isRecord(python) ? python : null };
   }
   const obj = isRecord(raw) ? raw : null;
-  const parsed = TrialResult.safeParse(raw);
+  const parsed = RolloutResult.safeParse(raw);
   if (parsed.success) return { state: "present", result: parsed.data, problem: null, raw: obj };
   const issue = parsed.error.issues[0];
   const field = issue?.path.join(".") || "(top level)";
@@ -108,7 +108,7 @@ async function readResultFile(dir: string, infer = false): Promise<ResultRead> {
 /** result.json read whole: a result that lacks a field we write reads as cut short. */
 export async function readResult(
   dir: string,
-): Promise<{ state: ResultState; result: TrialResult | null; problem: string | null }> {
+): Promise<{ state: ResultState; result: RolloutResult | null; problem: string | null }> {
   const { state, result, problem } = await readResultFile(dir);
   return { state, result, problem };
 }

@@ -74,7 +74,7 @@ export const AgentResult = z
 export type AgentResult = z.infer<typeof AgentResult>;
 
 /** `result.json`: written last, atomically; its presence means the rollout is final. */
-export const TrialResult = z
+export const RolloutResult = z
   .object({
     task_name: z.string(),
     rollout_name: z.string(),
@@ -105,18 +105,18 @@ export const TrialResult = z
     trial: z.string().optional(),
     attempt: z.number().optional(),
     replaces: z.string().nullable().optional(),
-    executor: z.lazy(() => TrialExecutor).optional(),
+    executor: z.lazy(() => RolloutExecutor).optional(),
   })
   .loose();
-export type TrialResult = z.infer<typeof TrialResult>;
+export type RolloutResult = z.infer<typeof RolloutResult>;
 
 /** Where a trial ran: absent for the local executor; `--executor slurm` records its node and job. */
-export const TrialExecutor = z.strictObject({
+export const RolloutExecutor = z.strictObject({
   kind: z.enum(["local", "slurm"]),
   node: z.string().nullable(),
   slurm_job_id: z.string().nullable(),
 });
-export type TrialExecutor = z.infer<typeof TrialExecutor>;
+export type RolloutExecutor = z.infer<typeof RolloutExecutor>;
 
 /** timing.json (and result.json `timing`): seconds per phase, as trial/run.ts and the agents record them. */
 export const WrittenTiming = z
@@ -150,7 +150,7 @@ export const WrittenAgentResult = z.strictObject({
 });
 
 /** `result.json` as trial/record.ts and job/model-access.ts write it. */
-export const WrittenTrialResult = z
+export const WrittenRolloutResult = z
   .strictObject({
     task_name: z.string(),
     rollout_name: z.string(),
@@ -191,10 +191,10 @@ export const WrittenTrialResult = z
     policy_version: z.string().nullable().optional(),
     policy_versions: z.array(z.string()).optional(),
     // Where the trial ran (--executor slurm); absent for the local executor.
-    executor: z.lazy(() => TrialExecutor).optional(),
+    executor: z.lazy(() => RolloutExecutor).optional(),
   })
   .meta({ title: "benchflow rollout result.json" });
-export type WrittenTrialResult = z.infer<typeof WrittenTrialResult>;
+export type WrittenRolloutResult = z.infer<typeof WrittenRolloutResult>;
 
 /** `replaced.json`: beside an attempt that a retry or a resume replaced. Such an attempt is in no group. */
 export const ReplacedMarker = z

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { writeGroup } from "./testing/job-builder.js";
+import { writeGroup } from "../jobs-dir/testing/job-builder.js";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "testing", "train-cli.ts");
 const TSX = fileURLToPath(import.meta.resolve("tsx"));

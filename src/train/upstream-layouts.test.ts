@@ -8,9 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { loadJob } from "../job/load-job.js";
+import { tmp } from "../jobs-dir/testing/tmp.js";
 import { convertJob } from "./convert/convert.js";
 import { streamRollouts } from "./stream/stream.js";
-import { tmp } from "./testing/tmp.js";
 import { validateFile } from "./validate/validate.js";
 
 /** Writes text as upstream's Python writes it (json.dumps: floats keep their `.0`). */

@@ -4,7 +4,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { CopyOut, ENTRY_COST } from "./copy-out.js";
+import { CopyOut, ENTRY_COST } from "../sandbox/copy-out.js";
 import { copyTree } from "./copy-tree.js";
 
 describe("copyTree", async () => {

@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { constants, promises as fs, type Stats } from "node:fs";
 import path from "node:path";
-import { type CopyOut, ENTRY_COST, placeLinks, SparseFile } from "./copy-out.js";
+import { type CopyOut, ENTRY_COST, placeLinks, SparseFile } from "../sandbox/copy-out.js";
 import { Limiter, mapLimit } from "./limit.js";
 
 export interface CopyTreeOptions {

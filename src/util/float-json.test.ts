@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { SUMMARY_FLOATS, summarize } from "../job/summary.js";
-import type { TrialResult } from "../schemas/result.js";
+import type { RolloutResult } from "../schemas/result.js";
 import { FLOAT_FIELDS, floatJson, floatText } from "./float-json.js";
 import { writeJsonAtomic } from "./fs.js";
 
@@ -109,7 +109,7 @@ describe("floatJson", () => {
       rewards: { reward: 1 },
       error_category: null,
       verifier_error_category: null,
-    } as TrialResult;
+    } as RolloutResult;
     const summary = summarize([passed, passed], {
       jobName: "j",
       agent: "oracle",

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { tmp } from "../train/testing/tmp.js";
+import { tmp } from "../jobs-dir/testing/tmp.js";
 import { resolveRaw } from "./raw.js";
 
 describe("resolveRaw", () => {

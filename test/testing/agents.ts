@@ -9,7 +9,7 @@ import {
   type RecordedRequest,
   type ScriptedReply,
   startScriptedPolicy,
-} from "../../src/policy/scripted-server.js";
+} from "../../src/scripted-endpoint/scripted-server.js";
 import { rollouts } from "./bench.js";
 
 export const CLI_AGENTS = ["claude-code", "codex", "opencode"] as const;

@@ -50,7 +50,7 @@ const run = await new Evaluation({
   jobsDir: "jobs/group",
   sandbox: "namespace",
   policy: { baseUrl: process.env.BASE_URL, captureTokens: true },
-  onEvent: (e) => e.type === "trial-end" && ends.push(e),
+  onEvent: (e) => e.type === "rollout-end" && ends.push(e),
 }).run();
 
 // @ts-expect-error an option the library does not have is a type error (and refused when run)

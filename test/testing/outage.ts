@@ -13,7 +13,7 @@ import {
   type ScriptedReply,
   type ScriptedToolCall,
   startScriptedPolicy,
-} from "../../src/policy/scripted-server.js";
+} from "../../src/scripted-endpoint/scripted-server.js";
 import { EXAMPLES, rollouts } from "./bench.js";
 
 export const OUTAGE_AGENTS = ["bench-agent", "claude-code", "codex", "opencode"] as const;

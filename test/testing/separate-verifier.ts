@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { WrittenTiming, WrittenTrialResult } from "../../src/schemas/result.js";
-import { WrittenTrialConfig } from "../../src/schemas/trial-config.js";
+import { WrittenRolloutResult, WrittenTiming } from "../../src/schemas/result.js";
+import { WrittenRolloutConfig } from "../../src/schemas/rollout-config.js";
 import { type BenchRun, bench, FIXTURES, rollouts } from "./bench.js";
 
 export const SEPARATE_FIXTURE = path.join(FIXTURES, "separate-verifier");
@@ -71,6 +71,6 @@ export async function assertSeparateRecords(r: SeenRun): Promise<void> {
   // The files on the seam still match their schemas with the new timing key.
   const timing = JSON.parse(await fs.readFile(path.join(r.dir, "timing.json"), "utf8"));
   assert.deepEqual(WrittenTiming.parse(timing), timing);
-  WrittenTrialResult.parse(r.result);
-  WrittenTrialConfig.parse(r.config);
+  WrittenRolloutResult.parse(r.result);
+  WrittenRolloutConfig.parse(r.config);
 }

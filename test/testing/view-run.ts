@@ -7,7 +7,7 @@
 //   (reason unscored_member).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { loadPolicyScript, startScriptedPolicy } from "../../src/policy/scripted-server.js";
+import { loadPolicyScript, startScriptedPolicy } from "../../src/scripted-endpoint/scripted-server.js";
 import { type BenchRun, bench, REPO, tempDir } from "./bench.js";
 
 export const VIEW_TASKS = path.join(REPO, "test/fixtures/view-tasks");

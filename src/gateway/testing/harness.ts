@@ -7,7 +7,7 @@ import {
   type PolicyScript,
   type ScriptedPolicyOptions,
   startScriptedPolicy,
-} from "../../policy/scripted-server.js";
+} from "../../scripted-endpoint/scripted-server.js";
 import { startGateway } from "../index.js";
 import type { Gateway, GatewayOptions, JsonObject } from "../types.js";
 
@@ -58,7 +58,7 @@ export async function startHarness(options: {
     dir,
     trial(name) {
       const file = path.join(dir, name, "trajectory", "llm_trajectory.jsonl");
-      return { ...gateway.addTrial(name, { trajectoryFile: file }), file };
+      return { ...gateway.addRollout(name, { trajectoryFile: file }), file };
     },
     async close() {
       await gateway.close();
@@ -70,7 +70,7 @@ export async function startHarness(options: {
 
 /** The recorded exchanges of a trial file (waits for the trial's writes by removing it first). */
 export async function recorded(h: Harness, name: string): Promise<JsonObject[]> {
-  await h.gateway.removeTrial(name);
+  await h.gateway.removeRollout(name);
   const file = path.join(h.dir, name, "trajectory", "llm_trajectory.jsonl");
   const text = await readFile(file, "utf8").catch(() => "");
   return text

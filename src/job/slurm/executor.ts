@@ -12,11 +12,11 @@ import { fileURLToPath } from "node:url";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/layout.js";
 import { optionName } from "../../options.js";
+import { recordRollout } from "../../rollout/record.js";
+import type { RolloutState } from "../../rollout/run.js";
+import type { RolloutPlan } from "../../rollout/types.js";
 import { outcomeOf } from "../../schemas/outcome.js";
-import { type TrialExecutor, TrialResult } from "../../schemas/result.js";
-import { finishTrial } from "../../trial/record.js";
-import type { RolloutState } from "../../trial/run.js";
-import type { TrialPlan } from "../../trial/types.js";
+import { type RolloutExecutor, RolloutResult } from "../../schemas/result.js";
 import { writeJsonAtomic } from "../../util/fs.js";
 import { cancel, jobsWithComment, slurm } from "./commands.js";
 import { SLURM_DIR, writeSpec } from "./spec.js";
@@ -201,14 +201,14 @@ export async function checkNodesSeeJobsDir(
   }
 }
 
-function minutesFor(plan: TrialPlan): number {
+function minutesFor(plan: RolloutPlan): number {
   const c = plan.task.config;
   const sec =
     (c.agent.timeoutSec ?? AGENT_TIME_IF_UNSET_SEC) + c.verifier.timeoutSec + c.sandbox.buildTimeoutSec;
   return Math.ceil((sec + TIME_MARGIN_SEC) / 60);
 }
 
-export function sbatchArgs(plan: TrialPlan, s: SlurmSettings, specFile: string): string[] {
+export function sbatchArgs(plan: RolloutPlan, s: SlurmSettings, specFile: string): string[] {
   const box = plan.task.config.sandbox;
   const trialCommand = [...NODE_COMMAND, specFile].map(shellQuote).join(" ");
   return [
@@ -234,9 +234,9 @@ function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-async function readResult(rolloutDir: string): Promise<TrialResult | null> {
+async function readResult(rolloutDir: string): Promise<RolloutResult | null> {
   try {
-    const parsed = TrialResult.safeParse(
+    const parsed = RolloutResult.safeParse(
       JSON.parse(await fs.readFile(path.join(rolloutDir, RESULT), "utf8")),
     );
     return parsed.success ? parsed.data : null;
@@ -282,7 +282,7 @@ function emptyState(category: "infra_error" | "interrupted", message: string): R
 }
 
 export interface SlurmExecutor {
-  startTrial(plan: TrialPlan): Promise<TrialResult>;
+  startTrial(plan: RolloutPlan): Promise<RolloutResult>;
   /**
    * Resolves once SLURM says every job whose rollout was finished has ended (the node tears its
    * sandbox down after result.json). Awaited by the run, not by each repeat job: the next job's
@@ -312,14 +312,14 @@ export function slurmExecutor(s: SlurmSettings, nodes = 1): SlurmExecutor {
     async startTrial(plan) {
       const startedAt = new Date();
       const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
-      const executor: TrialExecutor = { kind: "slurm", node: null, slurm_job_id: null };
+      const executor: RolloutExecutor = { kind: "slurm", node: null, slurm_job_id: null };
       // The host's last word: the gateway's usage (hooks.finalize), then where the trial ran.
-      const finish = async (result: TrialResult): Promise<TrialResult> => {
+      const finish = async (result: RolloutResult): Promise<RolloutResult> => {
         const finalized = plan.hooks?.finalize ? await plan.hooks.finalize(result) : result;
         return { ...finalized, executor: { ...executor } };
       };
       const failed = async (category: "infra_error" | "interrupted", message: string) =>
-        finishTrial(
+        recordRollout(
           { ...plan, hooks: { ...plan.hooks, finalize: finish } },
           emptyState(category, message),
           rolloutDir,
@@ -356,7 +356,7 @@ export function slurmExecutor(s: SlurmSettings, nodes = 1): SlurmExecutor {
         // The node still tears its sandbox down: the run (settle) waits for SLURM's word that it ended.
         const teardown = ended.finally(() => tearingDown.delete(teardown));
         tearingDown.add(teardown);
-        const done = (await readResult(rolloutDir)) as TrialResult;
+        const done = (await readResult(rolloutDir)) as RolloutResult;
         executor.node = done.executor?.node ?? null;
         const result = await finish(done);
         await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {

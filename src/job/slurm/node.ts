@@ -4,13 +4,13 @@
 // of what --executor slurm adds to a trial.
 import type { SkillMode } from "../../agents/in-sandbox/skills.js";
 import { resolveAgent } from "../../agents/registry.js";
+import { runRollout } from "../../rollout/run.js";
 import { sandboxBackends } from "../../sandbox/index.js";
 import { outcomeOf } from "../../schemas/outcome.js";
-import { runTrial } from "../../trial/run.js";
 import { readSpec } from "./spec.js";
 
 /** Runs the trial; 0 whenever result.json was written (whatever its outcome), 143 after SIGTERM. */
-export async function runTrialOnNode(specFile: string): Promise<number> {
+export async function runRolloutOnNode(specFile: string): Promise<number> {
   const spec = await readSpec(specFile);
   const factory = sandboxBackends[spec.sandbox];
   if (!factory) throw new Error(`sandbox ${spec.sandbox} is not in this build`);
@@ -22,7 +22,7 @@ export async function runTrialOnNode(specFile: string): Promise<number> {
   process.on("SIGTERM", () => stop.abort());
   process.on("SIGINT", () => stop.abort());
   const cleanups: Promise<void>[] = [];
-  const result = await runTrial({
+  const result = await runRollout({
     task: spec.task,
     taskDigest: spec.taskDigest,
     jobDir: spec.jobDir,

@@ -3,15 +3,15 @@
 import { promises as dns } from "node:dns";
 import os from "node:os";
 import { UserInputError } from "../../errors.js";
-import type { TrialResult } from "../../schemas/result.js";
-import type { TrialPlan } from "../../trial/types.js";
+import type { RolloutPlan } from "../../rollout/types.js";
+import type { RolloutResult } from "../../schemas/result.js";
 import type { PlannedEvaluation } from "../plan.js";
 import type { ResolvedPolicy } from "../policy.js";
 import { slurm } from "./commands.js";
 import { checkNodesSeeJobsDir, reapLeftovers, type SlurmSettings, slurmExecutor } from "./executor.js";
 
 export interface OpenSlurm {
-  startTrial(plan: TrialPlan): Promise<TrialResult>;
+  startTrial(plan: RolloutPlan): Promise<RolloutResult>;
   /** Waits for the SLURM jobs of finished rollouts to end (their nodes' teardown). */
   settle(): Promise<void>;
   /** The policy with its gateway listening where the nodes reach it. */

@@ -5,8 +5,8 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { ModelAccess } from "../../agents/types.js";
+import type { RolloutPlan } from "../../rollout/types.js";
 import type { PolicyEndpoint, SandboxKind } from "../../sandbox/types.js";
-import type { TrialPlan } from "../../trial/types.js";
 
 /** The plan's plain fields as they are; what is a function or an object there travels by name. */
 type PlainFields =
@@ -23,7 +23,7 @@ type PlainFields =
   | "agentEnv"
   | "verifierHardening";
 
-export interface TrialRunSpec extends Pick<TrialPlan, PlainFields> {
+export interface RolloutRunSpec extends Pick<RolloutPlan, PlainFields> {
   schema_version: 1;
   /** The agent by its registry name (resolved again on the node). */
   agent: string;
@@ -37,7 +37,7 @@ export interface TrialRunSpec extends Pick<TrialPlan, PlainFields> {
 
 export const SLURM_DIR = ".slurm";
 
-export function specOf(plan: TrialPlan): TrialRunSpec {
+export function specOf(plan: RolloutPlan): RolloutRunSpec {
   return {
     schema_version: 1,
     task: plan.task,
@@ -61,7 +61,7 @@ export function specOf(plan: TrialPlan): TrialRunSpec {
 }
 
 /** Written readable by its owner only: it holds the trial's gateway credential. */
-export async function writeSpec(plan: TrialPlan): Promise<string> {
+export async function writeSpec(plan: RolloutPlan): Promise<string> {
   const dir = path.join(plan.jobDir, SLURM_DIR);
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `${plan.rolloutName}.json`);
@@ -71,15 +71,15 @@ export async function writeSpec(plan: TrialPlan): Promise<string> {
   return file;
 }
 
-export async function readSpec(file: string): Promise<TrialRunSpec> {
+export async function readSpec(file: string): Promise<RolloutRunSpec> {
   let raw: unknown;
   try {
     raw = JSON.parse(await fs.readFile(file, "utf8"));
   } catch (err) {
     throw new Error(`${file}: not a readable trial spec (${(err as Error).message})`);
   }
-  const spec = raw as Partial<TrialRunSpec>;
+  const spec = raw as Partial<RolloutRunSpec>;
   if (spec.schema_version !== 1 || !spec.task || !spec.rolloutName || !spec.jobDir)
     throw new Error(`${file}: not a trial spec written by this version of bench (schema_version 1)`);
-  return spec as TrialRunSpec;
+  return spec as RolloutRunSpec;
 }

@@ -3,8 +3,8 @@
 // everything else stays root's but readable, so the agent can run what the verifier or oracle needs.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { CopyOut } from "../../util/copy-out.js";
 import { copyTree } from "../../util/copy-tree.js";
+import { CopyOut } from "../copy-out.js";
 import { DEFAULT_DOWNLOAD_MAX_BYTES, type DownloadOptions } from "../types.js";
 import { isWithin } from "./host.js";
 import { resolveInTree, type TreeView } from "./paths.js";

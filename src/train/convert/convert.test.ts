@@ -3,9 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { UserInputError } from "../../errors.js";
+import { writeGroup } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import type { PrimeSftRow } from "../../schemas/train-rows.js";
-import { writeGroup } from "../testing/job-builder.js";
-import { tmp } from "../testing/tmp.js";
 import { validateFile } from "../validate/validate.js";
 import { convertJob } from "./convert.js";
 

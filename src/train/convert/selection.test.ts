@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { writeGroup, writeJson } from "../testing/job-builder.js";
-import { benchTrain, readRows } from "../testing/run-cli.js";
-import { tmp } from "../testing/tmp.js";
-import { writeUpstreamRollout } from "../testing/upstream-rollout.js";
+import { benchTrain, readRows } from "../../cli/testing/run-cli.js";
+import { writeGroup, writeJson } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
+import { writeUpstreamRollout } from "../../jobs-dir/testing/upstream-rollout.js";
 
 describe("convert --canonical-selection", () => {
   it("converts only the selected rollout (upstream's test_train_convert_accepts_canonical_selection)", () => {

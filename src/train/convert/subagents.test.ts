@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { writeJob } from "../testing/job-builder.js";
-import { benchTrain, readRows } from "../testing/run-cli.js";
-import { tmp } from "../testing/tmp.js";
+import { benchTrain, readRows } from "../../cli/testing/run-cli.js";
+import { writeJob } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 
 const INSTRUCTION = "Write the list of files in /app to /app/files.txt.";
 const PROMPT = "List the files in /app and report their names.";

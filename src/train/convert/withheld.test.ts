@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { writeGroup, writeJob } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import type { ManifestGroup } from "../../schemas/train-manifest.js";
-import { writeGroup, writeJob } from "../testing/job-builder.js";
-import { tmp } from "../testing/tmp.js";
 import { convertJob } from "./convert.js";
 
 /** Converts with grpo by task,agent,model and returns the rows and the one group of the manifest. */

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { toExchange } from "../../jobs-dir/exchange.js";
-import { trajectoryLines, type Wire } from "../testing/trajectory-builder.js";
+import { trajectoryLines, type Wire } from "../../jobs-dir/testing/trajectory-builder.js";
 import { checkMessages } from "../validate/messages.js";
 import { conversationOf } from "./index.js";
 

@@ -6,10 +6,10 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { callPurposeOf, isSuccessful, toExchange } from "../../jobs-dir/exchange.js";
+import { writeJob } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import type { Manifest } from "../../schemas/train-manifest.js";
 import { convertJob } from "../convert/convert.js";
-import { writeJob } from "../testing/job-builder.js";
-import { tmp } from "../testing/tmp.js";
 import { checkRow } from "../validate/validate.js";
 import { conversationOf, repairToolOutputs } from "./index.js";
 

@@ -7,9 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { convertJob } from "../convert/convert.js";
 import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
-import { tmp } from "../testing/tmp.js";
 import { validateFile } from "../validate/validate.js";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");

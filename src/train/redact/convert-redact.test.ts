@@ -8,9 +8,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { writeJob } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { isRecord } from "../../util/jsonl.js";
-import { writeJob } from "../testing/job-builder.js";
-import { tmp } from "../testing/tmp.js";
 
 const MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 const TSX = fileURLToPath(import.meta.resolve("tsx"));

@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { writeGroup } from "../testing/job-builder.js";
-import { benchTrain, readRows } from "../testing/run-cli.js";
-import { tmp } from "../testing/tmp.js";
+import { benchTrain, readRows } from "../../cli/testing/run-cli.js";
+import { writeGroup } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { advantageVectors, rewardVectorOf, VERIFIER_FORMULA, vectorNamesDiffer } from "./reward-vector.js";
 
 const close = (a: unknown, b: number) =>

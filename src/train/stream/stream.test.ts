@@ -3,10 +3,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { RolloutSpec } from "../../jobs-dir/testing/job-builder.js";
+import { writeGroup, writeJob } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
-import type { RolloutSpec } from "../testing/job-builder.js";
-import { writeGroup, writeJob } from "../testing/job-builder.js";
-import { tmp } from "../testing/tmp.js";
 import { JobProcessGone, StreamTimeout } from "./errors.js";
 import { type StreamOptions, streamRollouts } from "./stream.js";
 

@@ -13,7 +13,7 @@ import {
   writePlan,
   writeRollout,
   writeSummary,
-} from "./job-builder.js";
+} from "../../jobs-dir/testing/job-builder.js";
 
 /** `retryOf`: the hex of the attempt this one retries; it is marked replaced first, as bench run does. */
 type FakeJob = Omit<JobSpec, "rollouts"> & {

@@ -6,9 +6,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { writeJob } from "../testing/job-builder.js";
+import { writeJob } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
-import { tmp } from "../testing/tmp.js";
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");
 const TSX = fileURLToPath(import.meta.resolve("tsx"));

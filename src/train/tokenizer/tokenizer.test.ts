@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { UserInputError } from "../../errors.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import type { ChatMessage } from "../../schemas/train-rows.js";
 import {
   CHATML_TEMPLATE,
@@ -12,7 +13,6 @@ import {
   writeTinyTokenizer,
   ZZ,
 } from "../testing/tiny-tokenizer.js";
-import { tmp } from "../testing/tmp.js";
 import { rowTokens, TokenizationError } from "./count.js";
 import { hubCaches, loadTokenizer } from "./load.js";
 import { MessageWindow } from "./window.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { toExchange } from "../../jobs-dir/exchange.js";
-import { tokenIds, trajectoryLines } from "../testing/trajectory-builder.js";
+import { tokenIds, trajectoryLines } from "../../jobs-dir/testing/trajectory-builder.js";
 import { tokenReport } from "./tokens.js";
 
 function exchanges(tokens: boolean | "broken", calls = 3, extra: Array<{ status?: number }> = []) {

@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { writeJson } from "../testing/job-builder.js";
-import { benchTrain } from "../testing/run-cli.js";
-import { tmp } from "../testing/tmp.js";
-import { writeUpstreamRollout } from "../testing/upstream-rollout.js";
+import { benchTrain } from "../../cli/testing/run-cli.js";
+import { writeJson } from "../../jobs-dir/testing/job-builder.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
+import { writeUpstreamRollout } from "../../jobs-dir/testing/upstream-rollout.js";
 
 describe("validate --source-jobs", () => {
   it("adds source_health (upstream's test_train_validate_source_health_requirements), sort_keys JSON", () => {

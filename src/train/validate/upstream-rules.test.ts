@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { tmp } from "../testing/tmp.js";
+import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { checkRow, validateFile } from "./validate.js";
 
 const tool = (name: string) => ({

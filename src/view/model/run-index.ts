@@ -15,8 +15,8 @@ import {
   type JobInfo,
   jobIds,
   readJobInfo,
+  repeatOf,
   supersededIn,
-  trialOf,
 } from "../../jobs-dir/index.js";
 import { readRollout } from "../../train/rollouts/facts.js";
 import { assertFolder } from "../../train/rollouts/scan.js";
@@ -211,7 +211,7 @@ export class RunIndex {
       id: (infos.get(f.dir) as JobInfo).id,
       dir: f.dir,
       path: this.relPath(f.dir),
-      trial: trialOf(f.dir),
+      trial: repeatOf(f.dir),
       isEvaluation: f.isEvaluation,
       rollouts: f.rolloutDirs.map((d) => this.relPath(d)),
     }));

@@ -3,7 +3,7 @@
 // detail (trajectory, calls, verifier output) is read from the folder when a page asks for it.
 import path from "node:path";
 import type { Replaced } from "../../jobs-dir/index.js";
-import { isSuccessful, policyVersions, readExchanges, TRAJECTORY, trialOf } from "../../jobs-dir/index.js";
+import { isSuccessful, policyVersions, readExchanges, repeatOf, TRAJECTORY } from "../../jobs-dir/index.js";
 import { type OutcomeCategory, ownerOf, type ScoreOutcome } from "../../schemas/outcome.js";
 import { policyVersionKey } from "../../train/groups/groups.js";
 import type { RolloutFacts } from "../../train/rollouts/facts.js";
@@ -119,7 +119,7 @@ export async function summaryOf(f: RolloutFacts, root: string): Promise<RolloutS
     name: f.name,
     job: intern(f.job.id),
     jobPath: intern(jobRel || "."),
-    trial: intern(trialOf(f.job.dir)),
+    trial: intern(repeatOf(f.job.dir)),
     task: intern(f.task),
     agent: intern(f.agent),
     model: intern(f.model),

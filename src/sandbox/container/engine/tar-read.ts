@@ -7,7 +7,7 @@
 // left out is recorded.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { type CopyOut, placeLinks, SparseFile } from "../../../util/copy-out.js";
+import { type CopyOut, placeLinks, SparseFile } from "../../copy-out.js";
 
 const BLOCK = 512;
 

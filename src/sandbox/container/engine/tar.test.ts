@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { CopyOut } from "../../../util/copy-out.js";
+import { CopyOut } from "../../copy-out.js";
 import { extractTo } from "./tar-read.js";
 import { entriesOf, tarStream } from "./tar-write.js";
 

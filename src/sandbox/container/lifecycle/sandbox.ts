@@ -3,7 +3,7 @@
 // compose trial's sidecars and network).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { CopyOut } from "../../../util/copy-out.js";
+import { CopyOut } from "../../copy-out.js";
 import {
   DEFAULT_DOWNLOAD_MAX_BYTES,
   type DownloadOptions,

@@ -1,11 +1,11 @@
 import type { Agent, ModelAccess } from "../agents/types.js";
 import type { ModelWitness } from "../gateway/index.js";
 import type { PolicyEndpoint, SandboxBackend } from "../sandbox/types.js";
-import type { TrialResult } from "../schemas/result.js";
+import type { RolloutResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 
 /** What the job adds to one rollout: its model session through the gateway, and the last word on its result. */
-export interface TrialHooks {
+export interface RolloutHooks {
   /** Set when the agent calls a model: the gateway address and this trial's own credential. */
   modelAccess?: ModelAccess | null;
   /** The gateway's port, for sandboxes that must reach it without any other network. */
@@ -19,11 +19,11 @@ export interface TrialHooks {
   /** A multi-step rollout's next step begins: the gateway tags the step's model calls with its name. */
   stepStarted?(step: string): void;
   /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
-  finalize?(result: TrialResult): Promise<TrialResult>;
+  finalize?(result: RolloutResult): Promise<RolloutResult>;
 }
 
 /** Everything one rollout needs; made by the job, consumed by runTrial. */
-export interface TrialPlan {
+export interface RolloutPlan {
   task: Task;
   taskDigest: string;
   jobDir: string;
@@ -42,7 +42,7 @@ export interface TrialPlan {
   /** --verifier-hardening: absent, the job's settings say (default on). */
   verifierHardening?: "on" | "off";
   /** What the job adds to this rollout, e.g. its model access through the gateway (see TrialHooks). */
-  hooks?: TrialHooks;
+  hooks?: RolloutHooks;
   /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
   signal: AbortSignal;
   /** Hands work that need not delay the result (removing the sandbox) to the job, which awaits it. */

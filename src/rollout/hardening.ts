@@ -3,18 +3,18 @@
 import type { Sandbox } from "../sandbox/types.js";
 import type { VerifierRun } from "../verifier/run.js";
 import { snapshotForVerifier, type VerifierSnapshot } from "../verifier/snapshot.js";
-import type { TrialPlan } from "./types.js";
+import type { RolloutPlan } from "./types.js";
 
 export type HardeningSwitch = "on" | "off";
 
 /** The plan's own switch, else the job's setting (config.json `verifier_hardening`), else on. */
-export function hardeningSwitch(plan: TrialPlan): HardeningSwitch {
+export function hardeningSwitch(plan: RolloutPlan): HardeningSwitch {
   return plan.verifierHardening ?? (plan.settings.verifier_hardening === "off" ? "off" : "on");
 }
 
 /** Before the agent's setup: nothing the agent does can reach it. Null when hardening is off. */
 export async function takeVerifierSnapshot(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   sandbox: Sandbox,
 ): Promise<VerifierSnapshot | null> {
   return hardeningSwitch(plan) === "on" ? snapshotForVerifier(sandbox) : null;
@@ -25,7 +25,7 @@ export async function takeVerifierSnapshot(
  * verifier's fresh sandbox, where the agent never ran, so its processes are all the environment's.
  */
 export function verifierHardening(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   snapshot: VerifierSnapshot | null | undefined,
   apart = false,
 ): VerifierRun["hardening"] {

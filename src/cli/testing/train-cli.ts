@@ -1,9 +1,9 @@
 // `bench train ...` as its own process, for tests and benchmarks, until the main CLI is in reach:
 //   node --import tsx src/train/testing/train-cli.ts convert JOBS --out FILE
 import { Command } from "commander";
-import { reportError } from "../../cli/errors.js";
-import { registerTrainCommands } from "../../cli/train.js";
 import { nameFlags } from "../../options.js";
+import { reportError } from "../errors.js";
+import { registerTrainCommands } from "../train.js";
 
 // As src/cli/main.ts: this process is the command, so errors name its flags.
 nameFlags();

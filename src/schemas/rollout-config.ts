@@ -69,7 +69,7 @@ const LimitRecord = z.strictObject({
   exceeded: z.boolean().optional(),
 });
 
-export const WrittenTrialConfig = z
+export const WrittenRolloutConfig = z
   .strictObject({
     task_name: z.string(),
     task_path: z.string(),
@@ -143,14 +143,14 @@ export const WrittenTrialConfig = z
     agent_image_built_now: z.boolean().optional(),
   })
   .meta({ title: "benchflow rollout config.json" });
-export type WrittenTrialConfig = z.infer<typeof WrittenTrialConfig>;
+export type WrittenRolloutConfig = z.infer<typeof WrittenRolloutConfig>;
 
 /**
  * config.json as read: keys we do not know yet (a newer writer, upstream's) are kept, not refused,
  * and an older policy record reads as today's.
  */
-export const TrialConfig = WrittenTrialConfig.extend({ policy: ReadPolicyRecord.nullable() }).loose();
-export type TrialConfig = z.infer<typeof TrialConfig>;
+export const RolloutConfig = WrittenRolloutConfig.extend({ policy: ReadPolicyRecord.nullable() }).loose();
+export type RolloutConfig = z.infer<typeof RolloutConfig>;
 
 /** prompts.json: the instructions the agent was given, in order. */
-export const TrialPrompts = z.array(z.string()).meta({ title: "benchflow rollout prompts.json" });
+export const RolloutPrompts = z.array(z.string()).meta({ title: "benchflow rollout prompts.json" });

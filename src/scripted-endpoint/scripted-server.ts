@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { ROLLOUT_HEADERS } from "../gateway/trials.js";
+import { ROLLOUT_HEADERS } from "../gateway/rollouts.js";
 import { promptTokenIds } from "./chat-template.js";
 import {
   type ChatRequest,

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ROLLOUT_HEADERS } from "../gateway/trials.js";
+import { ROLLOUT_HEADERS } from "../gateway/rollouts.js";
 import { chooseReply, loadPolicyScript, type PolicyScript, repeatOf, seedOf } from "./script.js";
 import { startScriptedPolicy } from "./scripted-server.js";
 

@@ -7,7 +7,7 @@ import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } f
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
-import type { TimingInfo, TrialResult, WrittenStepResult } from "../schemas/result.js";
+import type { RolloutResult, TimingInfo, WrittenStepResult } from "../schemas/result.js";
 import { promptOf } from "../task/types.js";
 import { verifierModeOf } from "../task/verifier-mode.js";
 import { runVerifier, taskVerifierRun, type VerifierOutcome } from "../verifier/run.js";
@@ -17,10 +17,10 @@ import { hardeningSwitch, takeVerifierSnapshot, verifierHardening } from "./hard
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
-import { finishTrial, writeConfig } from "./record.js";
+import { recordRollout, writeConfig } from "./record.js";
 import { runSeparateVerifier } from "./separate-verifier.js";
 import { runSteps, stepView } from "./steps.js";
-import type { TrialPlan } from "./types.js";
+import type { RolloutPlan } from "./types.js";
 
 export interface RolloutState {
   sandbox: Sandbox | null;
@@ -42,7 +42,7 @@ export interface RolloutState {
   verifierSnapshot?: VerifierSnapshot | null;
 }
 
-export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
+export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
   const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
   const startedAt = new Date();
   const state: RolloutState = {
@@ -118,7 +118,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialResult> {
     await state.verifierSnapshot?.dispose().catch(() => undefined);
   }
   state.timing.total = seconds(Date.now() - startedAt.getTime());
-  return finishTrial(plan, state, rolloutDir, startedAt);
+  return recordRollout(plan, state, rolloutDir, startedAt);
 }
 
 async function phase(state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
@@ -130,7 +130,7 @@ async function phase(state: RolloutState, name: keyof TimingInfo, work: () => Pr
   }
 }
 
-async function prepareHost(plan: TrialPlan, state: RolloutState): Promise<void> {
+async function prepareHost(plan: RolloutPlan, state: RolloutState): Promise<void> {
   try {
     state.prepared =
       (await plan.agent.prepareHost?.({
@@ -148,7 +148,7 @@ async function prepareHost(plan: TrialPlan, state: RolloutState): Promise<void> 
   Object.assign(state.timing, state.prepared?.timing);
 }
 
-async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void> {
+async function startSandbox(plan: RolloutPlan, state: RolloutState): Promise<void> {
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
   try {
@@ -187,7 +187,7 @@ async function startSandbox(plan: TrialPlan, state: RolloutState): Promise<void>
   state.sandboxDetails = details;
 }
 
-function agentContext(plan: TrialPlan, state: RolloutState, rolloutDir: string): AgentContext {
+function agentContext(plan: RolloutPlan, state: RolloutState, rolloutDir: string): AgentContext {
   const first = plan.task.steps?.[0];
   const task = first ? stepView(plan.task, first) : plan.task;
   return {
@@ -205,7 +205,7 @@ function agentContext(plan: TrialPlan, state: RolloutState, rolloutDir: string):
   };
 }
 
-async function setupAgent(plan: TrialPlan, ctx: AgentContext): Promise<void> {
+async function setupAgent(plan: RolloutPlan, ctx: AgentContext): Promise<void> {
   try {
     await plan.agent.setup?.(ctx);
   } catch (err) {
@@ -215,7 +215,7 @@ async function setupAgent(plan: TrialPlan, ctx: AgentContext): Promise<void> {
   }
 }
 
-async function runAgent(plan: TrialPlan, ctx: AgentContext, state: RolloutState): Promise<void> {
+async function runAgent(plan: RolloutPlan, ctx: AgentContext, state: RolloutState): Promise<void> {
   const limit = ctx.timeoutSec;
   const deadline = new AbortController();
   const timer = limit == null ? null : setTimeout(() => deadline.abort(), limit * 1000);
@@ -245,7 +245,7 @@ async function runAgent(plan: TrialPlan, ctx: AgentContext, state: RolloutState)
 }
 
 /** Policy failures are still scored; infrastructure failures and interrupts are not worth a verifier run. */
-function shouldVerify(plan: TrialPlan, state: RolloutState): boolean {
+function shouldVerify(plan: RolloutPlan, state: RolloutState): boolean {
   if (plan.signal.aborted || state.sandbox === null) return false;
   return state.error === null || !isUnscoredFailure(state.error.category);
 }

@@ -4,7 +4,7 @@
 // copied tree, and one record of everything that was cut or left out, next to the copy.
 import { constants, promises as fs } from "node:fs";
 import path from "node:path";
-import { readJsonIfExists, writeJsonAtomic } from "./fs.js";
+import { readJsonIfExists, writeJsonAtomic } from "../util/fs.js";
 
 /** The record's name: inside a copied folder, or after a copied file's name (`out.txt.benchflow-truncated.json`). */
 export const CUT_RECORD = ".benchflow-truncated.json";

@@ -4,10 +4,10 @@
 // applied, rather than pretending it was.
 import { type NetworkPhase, phaseHasNetwork, phaseNetworkMode } from "../task/network.js";
 import type { RolloutState } from "./run.js";
-import type { TrialPlan } from "./types.js";
+import type { RolloutPlan } from "./types.js";
 
 export async function enterPhaseNetwork(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   state: RolloutState,
   phase: NetworkPhase,
 ): Promise<void> {

@@ -4,23 +4,23 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { ACP_TRAJECTORY, CONFIG, PROMPTS, RESULT, TIMING, TRAJECTORY_DIR } from "../jobs-dir/layout.js";
 import { type AgentErrorCategory, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
-import type { TrialResult, WrittenTiming, WrittenTrialResult } from "../schemas/result.js";
-import type { WrittenTrialConfig } from "../schemas/trial-config.js";
+import type { RolloutResult, WrittenRolloutResult, WrittenTiming } from "../schemas/result.js";
+import type { WrittenRolloutConfig } from "../schemas/rollout-config.js";
 import { promptOf } from "../task/types.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
 import type { RolloutState } from "./run.js";
-import type { TrialPlan } from "./types.js";
+import type { RolloutPlan } from "./types.js";
 
 /** Upstream writes rewards as floats (`1.0`); so do we, so a 0/1 reward column loads as float. */
 const RESULT_FLOATS: ReadonlySet<string> = new Set(["rewards"]);
 
-export async function finishTrial(
-  plan: TrialPlan,
+export async function recordRollout(
+  plan: RolloutPlan,
   state: RolloutState,
   rolloutDir: string,
   startedAt: Date,
-): Promise<TrialResult> {
-  let result: TrialResult = resultOf(plan, state, startedAt);
+): Promise<RolloutResult> {
+  let result: RolloutResult = resultOf(plan, state, startedAt);
   if (plan.hooks?.finalize) result = await plan.hooks.finalize(result);
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
   await fs.mkdir(path.join(rolloutDir, TRAJECTORY_DIR), { recursive: true });
@@ -34,7 +34,7 @@ export async function finishTrial(
   return result;
 }
 
-export function resultOf(plan: TrialPlan, state: RolloutState, startedAt: Date): WrittenTrialResult {
+export function resultOf(plan: RolloutPlan, state: RolloutState, startedAt: Date): WrittenRolloutResult {
   const v = state.verifier;
   // The trial records agent-side categories here (verifier ones come from the verifier).
   const errorCategory = (state.error?.category ?? null) as AgentErrorCategory | null;
@@ -79,7 +79,7 @@ export function resultOf(plan: TrialPlan, state: RolloutState, startedAt: Date):
 
 /** config.json: written when the rollout starts, and again at the end with what the sandbox turned out to be. */
 export function writeConfig(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   rolloutDir: string,
   startedAt: Date,
   sandboxDetails?: Record<string, unknown>,
@@ -87,7 +87,7 @@ export function writeConfig(
   return writeJsonAtomic(path.join(rolloutDir, CONFIG), { ...configOf(plan, startedAt), ...sandboxDetails });
 }
 
-function configOf(plan: TrialPlan, startedAt: Date): WrittenTrialConfig {
+function configOf(plan: RolloutPlan, startedAt: Date): WrittenRolloutConfig {
   const own = {
     task_name: plan.task.name,
     task_path: plan.task.dir,
@@ -104,7 +104,7 @@ function configOf(plan: TrialPlan, startedAt: Date): WrittenTrialConfig {
     verifier_environment_mode: plan.task.config.verifier.environmentMode ?? "shared",
     agent_env: Object.keys(plan.agentEnv).sort(),
     started_at: startedAt.toISOString(),
-  } satisfies Partial<WrittenTrialConfig>;
+  } satisfies Partial<WrittenRolloutConfig>;
   // The job's settings (job/plan.ts) are checked against the schema by test/seam-schemas.test.ts.
-  return { ...own, ...plan.settings } as WrittenTrialConfig;
+  return { ...own, ...plan.settings } as WrittenRolloutConfig;
 }

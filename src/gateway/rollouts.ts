@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
 import type { CallFault } from "./errors.js";
-import type { GatewayOptions, ModelWitness, TrialUsage } from "./types.js";
+import type { GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
 
 export interface CallOutcome {
   failed: boolean;
@@ -21,8 +21,8 @@ export interface CallOutcome {
   error: string | null;
 }
 
-export class GatewayTrial {
-  readonly usage: TrialUsage = {
+export class GatewayRollout {
+  readonly usage: RolloutUsage = {
     calls: 0,
     failedCalls: 0,
     inputTokens: 0,
@@ -171,21 +171,21 @@ export function rolloutHeaders(name: string, repeat: number): Record<string, str
   return { [ROLLOUT_HEADERS.rollout]: name, [ROLLOUT_HEADERS.repeat]: String(repeat) };
 }
 
-export class TrialRegistry {
-  private readonly byKey = new Map<string, GatewayTrial>();
-  private readonly byName = new Map<string, GatewayTrial>();
+export class RolloutRegistry {
+  private readonly byKey = new Map<string, GatewayRollout>();
+  private readonly byName = new Map<string, GatewayRollout>();
 
   constructor(
     private readonly options: GatewayOptions,
     private readonly failFastCalls: number,
   ) {}
 
-  add(name: string, file: string, repeat = 1): GatewayTrial {
+  add(name: string, file: string, repeat = 1): GatewayRollout {
     if (this.byName.get(name)?.revoked === false) {
       throw new Error(`gateway: trial ${name} is already registered; remove it first`);
     }
     const apiKey = `bf-${randomBytes(24).toString("base64url")}`;
-    const trial = new GatewayTrial(
+    const trial = new GatewayRollout(
       name,
       apiKey,
       file,
@@ -202,7 +202,7 @@ export class TrialRegistry {
   }
 
   /** Revokes the credential at once; the usage stays readable. */
-  remove(name: string): GatewayTrial | undefined {
+  remove(name: string): GatewayRollout | undefined {
     const trial = this.byName.get(name);
     if (trial) {
       trial.revoked = true;
@@ -211,15 +211,15 @@ export class TrialRegistry {
     return trial;
   }
 
-  byCredential(key: string | null): GatewayTrial | undefined {
+  byCredential(key: string | null): GatewayRollout | undefined {
     return key ? this.byKey.get(key) : undefined;
   }
 
-  named(name: string): GatewayTrial | undefined {
+  named(name: string): GatewayRollout | undefined {
     return this.byName.get(name);
   }
 
-  all(): GatewayTrial[] {
+  all(): GatewayRollout[] {
     return [...this.byName.values()];
   }
 }

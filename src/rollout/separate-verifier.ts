@@ -10,16 +10,16 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CategorizedError, messageOf } from "../errors.js";
+import { CUT_RECORD } from "../sandbox/copy-out.js";
 import type { Sandbox } from "../sandbox/types.js";
 import type { TimingInfo } from "../schemas/result.js";
 import { phaseHasNetwork } from "../task/network.js";
-import { CUT_RECORD } from "../util/copy-out.js";
 import { copyTree } from "../util/copy-tree.js";
 import type { VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
 import { readyEnvironment } from "./ready.js";
 import type { RolloutState } from "./run.js";
-import type { TrialPlan } from "./types.js";
+import type { RolloutPlan } from "./types.js";
 
 /** Runs the verifier in a sandbox it is given (the caller adds what every verifier run gets, e.g. hardening). */
 export type VerifierRunner = (sandbox: Sandbox) => Promise<VerifierOutcome>;
@@ -33,7 +33,7 @@ const LOGS_ARTIFACTS = "/logs/artifacts";
  * `verifier_environment_setup` and `verifier`.
  */
 export async function runSeparateVerifier(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   state: RolloutState,
   rolloutDir: string,
   verify: VerifierRunner,
@@ -51,7 +51,7 @@ export async function runSeparateVerifier(
  * step. Records `verifier_environment_setup` in the step's timing.
  */
 export async function verifyStepApart(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   agentSandbox: Sandbox,
   verify: VerifierRunner,
   timing: Record<string, number>,
@@ -78,7 +78,7 @@ interface ApartOptions {
 }
 
 async function verifyApart(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   agentSandbox: Sandbox,
   verify: VerifierRunner,
   timing: Record<string, number> | TimingInfo,
@@ -135,7 +135,7 @@ interface AgentOutput {
 
 /** The agent's output out of its sandbox, with its processes gone first so nothing changes it meanwhile. */
 async function takeOutput(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   sandbox: Sandbox,
   scratch: string,
   rolloutDir?: string,
@@ -176,7 +176,7 @@ async function takeOutput(
 }
 
 /** A sandbox from the task's spec, as the agent's was made, with the verifier's network as its baseline. */
-async function startVerifierSandbox(plan: TrialPlan): Promise<Sandbox> {
+async function startVerifierSandbox(plan: RolloutPlan): Promise<Sandbox> {
   if (plan.signal.aborted)
     throw new CategorizedError(
       "interrupted",
@@ -202,7 +202,7 @@ async function startVerifierSandbox(plan: TrialPlan): Promise<Sandbox> {
 }
 
 /** The workspace replaces the image's copy; each artifact goes back where the agent left it. */
-async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: TrialPlan, artifactsDir: string) {
+async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: RolloutPlan, artifactsDir: string) {
   const step = async (what: string, work: () => Promise<void>) => {
     try {
       await work();
@@ -241,7 +241,7 @@ async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: TrialPla
 }
 
 /** Stopping is not on the rollout's path: the job awaits it before it ends (as runTrial does). */
-async function release(plan: TrialPlan, sandbox: Sandbox): Promise<void> {
+async function release(plan: RolloutPlan, sandbox: Sandbox): Promise<void> {
   const stopping = sandbox.stop().catch(() => undefined);
   if (plan.deferCleanup) plan.deferCleanup(stopping);
   else await stopping;

@@ -20,7 +20,7 @@ import { enterPhaseNetwork } from "./network.js";
 import type { RolloutState } from "./run.js";
 import { verifyStepApart } from "./separate-verifier.js";
 import { combineStepRewards, minRewardStop, type ScoredStep } from "./step-reward.js";
-import type { TrialPlan } from "./types.js";
+import type { RolloutPlan } from "./types.js";
 
 export const STEPS_DIR = "steps";
 
@@ -35,11 +35,11 @@ export function stepView(task: Task, step: TaskStep): Task {
 }
 
 export async function runSteps(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   ctx: AgentContext,
   state: RolloutState,
   rolloutDir: string,
-  runAgent: (plan: TrialPlan, ctx: AgentContext, state: RolloutState) => Promise<void>,
+  runAgent: (plan: RolloutPlan, ctx: AgentContext, state: RolloutState) => Promise<void>,
 ): Promise<void> {
   const steps = plan.task.steps ?? [];
   const sandbox = state.sandbox as Sandbox;
@@ -185,7 +185,7 @@ function finish(
  * workdir/setup.sh. Returns why the step cannot run, or null. The oracle also gets the step's solution.
  */
 async function prepareStep(
-  plan: TrialPlan,
+  plan: RolloutPlan,
   sandbox: Sandbox,
   step: TaskStep,
   first: boolean,
