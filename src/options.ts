@@ -1,25 +1,43 @@
-// An error names what its caller typed: `--trials` to someone at the `bench` command, `trials` to
-// code that called the library. The command says so once at start (src/cli/main.ts); everything
-// else is the library, whatever process it runs in. And the library refuses an option it does not
-// know, with the nearest name, as the command refuses an unknown flag.
+// An error names what its caller typed: `trials` to code that called the library, `--trials` to
+// someone at the `bench` command. The library names its options (opt); the command registers its
+// flags for them once at start (src/cli/option-flags.ts), so no flag is spelled outside src/cli/.
+// And the library refuses an option it does not know, with the nearest name, as the command
+// refuses an unknown flag.
 import { UserInputError } from "./errors.js";
 import { nearest } from "./util/nearest.js";
 
-let commandLine = false;
-
-/** Called by the `bench` command before it parses anything: errors name flags from then on. */
-export function nameFlags(): void {
-  commandLine = true;
+/** An option a message names, with the value the caller gave it when that matters. */
+export interface OptionRef {
+  option: string;
+  value?: string;
 }
 
-/** The option as the caller wrote it: `key` from code, `flag` (e.g. "--trials", "-j/--concurrency") from the command. */
-export function optionName(key: string, flag: string): string {
-  return commandLine ? flag : key;
+/** How options are named in messages: the library's key unless a front end said otherwise. */
+type OptionNamer = (ref: OptionRef) => string | undefined;
+
+let frontEnd: OptionNamer | null = null;
+
+/**
+ * A front end with names of its own for the options (the `bench` command's flags) says so once at
+ * start: every message made after names them its way. The table of names lives with the front end,
+ * so the library holds no flag; a name the front end does not know falls back to the library's.
+ */
+export function nameOptionsWith(namer: OptionNamer | null): void {
+  frontEnd = namer;
 }
 
-/** The option with a value: `-m vllm/x` from the command, `model: "vllm/x"` from code. */
-export function optionValue(key: string, flag: string, value: string): string {
-  return commandLine ? `${flag} ${value}` : `${key}: ${JSON.stringify(value)}`;
+/** The library's own name: `trials`, or with a value `model: "vllm/x"`. */
+export function libraryName(ref: OptionRef): string {
+  return ref.value === undefined ? ref.option : `${ref.option}: ${JSON.stringify(ref.value)}`;
+}
+
+/**
+ * An option as the caller wrote it, for a message: `opt("trials")` is `trials` from code and
+ * `--trials` from the command; `opt("model", "vllm/x")` is `model: "vllm/x"` or `-m vllm/x`.
+ */
+export function opt(option: string, value?: string | number): string {
+  const ref: OptionRef = value === undefined ? { option } : { option, value: String(value) };
+  return frontEnd?.(ref) ?? libraryName(ref);
 }
 
 /**

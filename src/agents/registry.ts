@@ -1,6 +1,6 @@
 // One table of agents: adding one is a file plus a line here.
 import { UserInputError } from "../errors.js";
-import { optionName } from "../options.js";
+import { opt } from "../options.js";
 import { nearest } from "../util/nearest.js";
 import { createBenchAgent } from "./bench-agent/index.js";
 import { createClaudeCodeAgent, createCodexAgent, createOpencodeAgent } from "./in-sandbox/index.js";
@@ -43,7 +43,7 @@ export function resolveAgent(name: string, options?: AgentOptions): Agent {
     const near = nearest(name, agentNames());
     const hint = near.length > 0 ? ` Did you mean ${near.join(" or ")}?` : "";
     throw new UserInputError(
-      `unknown agent "${name}" (${optionName("agent", "-a")}).${hint} Known agents: ${agentNames().join(", ")}.`,
+      `unknown agent "${name}" (${opt("agent")}).${hint} Known agents: ${agentNames().join(", ")}.`,
     );
   }
   return factory(options);

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The `bench` command: parse flags, call the library, print. Nothing here decides behaviour.
 import { Command } from "commander";
-import { nameFlags } from "../options.js";
 import { ignoreClosedStdout, reportError } from "./errors.js";
 import { withHelp } from "./help.js";
 import { ROOT_HELP } from "./help-pages.js";
+import { nameFlags } from "./option-flags.js";
 import { finishProgram } from "./program.js";
 import { registerResultsCommand } from "./results.js";
 import { registerRolloutNodeCommand } from "./rollout-node.js";

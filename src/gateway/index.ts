@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UserInputError } from "../errors.js";
-import { optionName, optionValue } from "../options.js";
+import { opt } from "../options.js";
 import { type GatewayCore, handleCall } from "./call.js";
 import { planCapture } from "./capture.js";
 import type { Dialect } from "./dialect.js";
@@ -204,29 +204,24 @@ function checkOptions(options: GatewayOptions, endpoint: EndpointPolicy): void {
     throw new UserInputError(`gateway: upstream.baseUrl must be http:// or https://, not ${url.protocol}`);
   }
   if (!options.upstream.model)
-    throw new UserInputError(
-      `gateway: upstream.model is empty; give ${optionValue("model", "-m", "provider/model")}`,
-    );
+    throw new UserInputError(`gateway: upstream.model is empty; give ${opt("model", "provider/model")}`);
   checkEndpointPolicy(endpoint);
 }
 
 /** Limits that cannot work are refused before anything runs. */
 export function checkEndpointPolicy(endpoint: EndpointPolicy): void {
-  const seconds: [keyof EndpointPolicy, string][] = [
-    ["firstByteTimeoutSec", "--endpoint-first-byte-timeout"],
-    ["idleTimeoutSec", "--endpoint-idle-timeout"],
-  ];
-  for (const [key, cliFlag] of seconds) {
-    const flag = optionName(`policy.${key}`, cliFlag);
+  const seconds: (keyof EndpointPolicy)[] = ["firstByteTimeoutSec", "idleTimeoutSec"];
+  for (const key of seconds) {
+    const flag = opt(`policy.${key}`);
     if (!(endpoint[key] > 0) || !Number.isFinite(endpoint[key]))
       throw new UserInputError(`${flag} must be a positive number of seconds, not ${endpoint[key]}`);
   }
   if (!Number.isInteger(endpoint.retries) || endpoint.retries < 0)
     throw new UserInputError(
-      `${optionName("policy.endpointRetries", "--endpoint-retries")} must be an integer >= 0, not ${endpoint.retries}`,
+      `${opt("policy.endpointRetries")} must be an integer >= 0, not ${endpoint.retries}`,
     );
   if (!Number.isInteger(endpoint.failFastCalls) || endpoint.failFastCalls < 1)
     throw new UserInputError(
-      `${optionName("policy.failFastCalls", "--fail-fast-calls")} must be an integer >= 1, not ${endpoint.failFastCalls}`,
+      `${opt("policy.failFastCalls")} must be an integer >= 1, not ${endpoint.failFastCalls}`,
     );
 }

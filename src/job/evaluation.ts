@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
 import { PLAN, SUMMARY } from "../jobs-dir/layout.js";
-import { optionName } from "../options.js";
+import { opt } from "../options.js";
 import type { SandboxBackend } from "../sandbox/types.js";
 import { isUnscoredFailure } from "../schemas/outcome.js";
 import type { RolloutResult } from "../schemas/result.js";
@@ -58,9 +58,7 @@ function rolloutsAtOnce(plan: PlannedEvaluation): number {
 function failFastRollouts(s: EvaluationSettings, concurrency: number): number {
   const v = s.failFastRollouts ?? Math.max(3, concurrency);
   if (!Number.isInteger(v) || v < 1)
-    throw new UserInputError(
-      `${optionName("failFastRollouts", "--fail-fast-rollouts")} must be an integer >= 1; got ${s.failFastRollouts}`,
-    );
+    throw new UserInputError(`${opt("failFastRollouts")} must be an integer >= 1; got ${s.failFastRollouts}`);
   return v;
 }
 

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
 import { LOCK } from "../jobs-dir/layout.js";
-import { optionName } from "../options.js";
+import { opt } from "../options.js";
 import { EvaluationLock } from "../schemas/result.js";
 import { pidAlive } from "../util/process.js";
 
@@ -36,7 +36,7 @@ export async function acquireLock(jobDir: string): Promise<JobLock> {
     const held = await readLock(file);
     if (held && !(held.host === mine.host && !pidAlive(held.pid)) && held.pid !== process.pid) {
       throw new UserInputError(
-        `job ${jobDir} is locked by pid ${held.pid} on host ${held.host} (since ${held.started_at}): wait for that run to finish, stop it, or use another ${optionName("jobName", "--job-name")}`,
+        `job ${jobDir} is locked by pid ${held.pid} on host ${held.host} (since ${held.started_at}): wait for that run to finish, stop it, or use another ${opt("jobName")}`,
       );
     }
     // The holder is gone (or the file is unreadable): take the lock over.

@@ -9,7 +9,7 @@ import { unofferedTaskTools } from "../agents/task-tools.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
 import { PLAN } from "../jobs-dir/layout.js";
-import { checkOptionKeys, optionName, optionValue } from "../options.js";
+import { checkOptionKeys, opt } from "../options.js";
 import { NETWORK_FIX, networkUnavailableReason } from "../sandbox/namespace/netns.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
@@ -168,28 +168,25 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   checkOptionKeys("Evaluation", s, SETTINGS);
   checkOptionKeys("Evaluation policy", s.policy, POLICY_SETTINGS);
   checkOptionKeys("Evaluation timeoutMultipliers", s.timeoutMultipliers, MULTIPLIERS);
-  const trials = positiveInt(s.trials, 1, optionName("trials", "--trials"));
-  const concurrency = positiveInt(s.concurrency, 4, optionName("concurrency", "-j/--concurrency"));
-  const parallelJobs = Math.min(
-    positiveInt(s.parallelJobs, 1, optionName("parallelJobs", "--parallel-jobs")),
-    trials,
-  );
+  const trials = positiveInt(s.trials, 1, opt("trials"));
+  const concurrency = positiveInt(s.concurrency, 4, opt("concurrency"));
+  const parallelJobs = Math.min(positiveInt(s.parallelJobs, 1, opt("parallelJobs")), trials);
   const maxConcurrentTrials = positiveInt(
     s.maxConcurrentTrials,
     defaultMaxConcurrentTrials(concurrency),
-    optionName("maxConcurrentTrials", "--max-concurrent-trials"),
+    opt("maxConcurrentTrials"),
   );
-  const retryAttempts = positiveInt(s.retryAttempts, 2, optionName("retryAttempts", "--retry-attempts"), 0);
+  const retryAttempts = positiveInt(s.retryAttempts, 2, opt("retryAttempts"), 0);
   if (s.skillsDir && !(await fs.stat(s.skillsDir).catch(() => null))?.isDirectory()) {
     throw new UserInputError(
-      `${optionName("skillsDir", "--skills-dir")} ${s.skillsDir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
+      `${opt("skillsDir")} ${s.skillsDir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
     );
   }
   const skillsDir = s.skillsDir ? path.resolve(s.skillsDir) : null;
   const agent = resolveAgent(s.agent, { skillMode: s.skillMode, skillsDir });
   if (agent.usesModel && !s.model) {
     throw new UserInputError(
-      `agent ${agent.name} calls a model: pass ${optionValue("model", "-m", "provider/model")} (e.g. ${optionValue("model", "-m", "vllm/my-policy")})`,
+      `agent ${agent.name} calls a model: pass ${opt("model", "provider/model")} (e.g. ${opt("model", "vllm/my-policy")})`,
     );
   }
   const model = agent.usesModel ? (s.model ?? null) : null;
@@ -201,7 +198,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
   const agentEnv = Object.fromEntries(Object.entries(agentEnvAll).filter(([k]) => !GATEWAY_ONLY.includes(k)));
   if (s.jobName != null && !validJobName(s.jobName)) {
     throw new UserInputError(
-      `${optionName("jobName", "--job-name")} ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
+      `${opt("jobName")} ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
     );
   }
   const tasksPath = path.resolve(s.tasks);
@@ -297,7 +294,7 @@ async function refuseComposeTasks(tasks: JobTask[], reason: string): Promise<voi
   }
   if (found.length === 0) return;
   throw new UserInputError(
-    `${found.length} task(s) have several containers, which only ${optionValue("sandbox", "--sandbox", "container")} runs: ${found.join(", ")}. The run picked the namespace sandbox (${reason}); start Docker or Podman (scripts/setup-podman.sh) and use ${optionValue("sandbox", "--sandbox", "container")}, or leave these tasks out with ${optionName("exclude", "--exclude")}`,
+    `${found.length} task(s) have several containers, which only ${opt("sandbox", "container")} runs: ${found.join(", ")}. The run picked the namespace sandbox (${reason}); start Docker or Podman (scripts/setup-podman.sh) and use ${opt("sandbox", "container")}, or leave these tasks out with ${opt("exclude")}`,
   );
 }
 
@@ -339,15 +336,13 @@ async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: st
     raw = await readJsonIfExists(file);
   } catch {
     throw new UserInputError(
-      `${file} is not valid JSON: move the job folder away or use another ${optionName("jobName", "--job-name")}`,
+      `${file} is not valid JSON: move the job folder away or use another ${opt("jobName")}`,
     );
   }
   if (raw === undefined) return (await exists(jobDir)) && (await fs.readdir(jobDir)).length > 0;
   const old = EvaluationPlan.safeParse(raw);
   if (!old.success)
-    throw new UserInputError(
-      `${file} is not a BenchFlow plan: use another ${optionName("jobName", "--job-name")}`,
-    );
+    throw new UserInputError(`${file} is not a BenchFlow plan: use another ${opt("jobName")}`);
   const was = old.data;
   const mismatch =
     was.agent !== plan.agent
@@ -359,7 +354,7 @@ async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: st
           : null;
   if (mismatch) {
     throw new UserInputError(
-      `job ${plan.job_name} (${plan.trial}) was planned for ${mismatch}; this run differs. Use another ${optionName("jobName", "--job-name")} to start a new job.`,
+      `job ${plan.job_name} (${plan.trial}) was planned for ${mismatch}; this run differs. Use another ${opt("jobName")} to start a new job.`,
     );
   }
   for (const t of plan.tasks) {

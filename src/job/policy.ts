@@ -3,7 +3,7 @@
 // goes only to the gateway: never into a sandbox, config.json or any file under the jobs dir.
 import { UserInputError } from "../errors.js";
 import { checkEndpointPolicy, endpointPolicyOf, type GatewayOptions } from "../gateway/index.js";
-import { optionName, optionValue } from "../options.js";
+import { opt } from "../options.js";
 import type { PolicyRecord } from "../schemas/rollout-config.js";
 
 export interface PolicySettings {
@@ -75,7 +75,7 @@ export function resolvePolicy(
   const slash = model.indexOf("/");
   if (slash <= 0 || slash === model.length - 1) {
     throw new UserInputError(
-      `${optionName("model", "-m")} ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`,
+      `${opt("model")} ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`,
     );
   }
   const provider = model.slice(0, slash);
@@ -83,14 +83,14 @@ export function resolvePolicy(
   const baseUrl = s.baseUrl ?? env.BENCHFLOW_PROVIDER_BASE_URL ?? DEFAULT_BASE_URLS[provider];
   if (!baseUrl) {
     throw new UserInputError(
-      `where is ${model} served? pass ${optionValue("policy.baseUrl", "--base-url", "http://HOST:PORT/v1")} (or BENCHFLOW_PROVIDER_BASE_URL=... through ${optionName("agentEnv", "--agent-env")})`,
+      `where is ${model} served? pass ${opt("policy.baseUrl", "http://HOST:PORT/v1")} (or BENCHFLOW_PROVIDER_BASE_URL=... through ${opt("agentEnv")})`,
     );
   }
   try {
     new URL(baseUrl);
   } catch {
     throw new UserInputError(
-      `${optionName("policy.baseUrl", "--base-url")} ${JSON.stringify(baseUrl)} is not a URL: use http://HOST:PORT/v1`,
+      `${opt("policy.baseUrl")} ${JSON.stringify(baseUrl)} is not a URL: use http://HOST:PORT/v1`,
     );
   }
   const sampling = {
@@ -100,9 +100,7 @@ export function resolvePolicy(
     seed: s.seed ?? numberFrom("BENCHFLOW_SEED", env.BENCHFLOW_SEED),
   };
   if (sampling.seed !== undefined && !(Number.isSafeInteger(sampling.seed) && sampling.seed >= 0))
-    throw new UserInputError(
-      `${optionName("policy.seed", "--seed")} must be a whole number >= 0; got ${sampling.seed}`,
-    );
+    throw new UserInputError(`${opt("policy.seed")} must be a whole number >= 0; got ${sampling.seed}`);
   const tokenIdsEnv = env.BENCHFLOW_CAPTURE_TOKEN_IDS;
   const capture = {
     enabled: s.captureTokens === true || truthy(env.BENCHFLOW_CAPTURE_TOKEN_LOGPROBS),

@@ -2,7 +2,7 @@
 // or a slow policy gets more time without editing every task. Each phase's limit is the task's
 // value times the phase's multiplier, else the general one; "no limit" stays no limit.
 import { UserInputError } from "../errors.js";
-import { optionName } from "../options.js";
+import { opt } from "../options.js";
 import type { Task } from "../task/types.js";
 
 export interface TimeoutMultipliers {
@@ -22,19 +22,12 @@ export const MULTIPLIERS: Record<keyof TimeoutMultipliers, true> = {
   build: true,
 };
 
-const FLAGS: Record<keyof TimeoutMultipliers, string> = {
-  all: "--timeout-multiplier",
-  agent: "--agent-timeout-multiplier",
-  verifier: "--verifier-timeout-multiplier",
-  build: "--environment-build-timeout-multiplier",
-};
-
 /** The multipliers in force, checked; null when none is set (nothing to scale or record). */
 export function resolveMultipliers(m: TimeoutMultipliers | undefined): Required<TimeoutMultipliers> | null {
   if (!m) return null;
   for (const [key, value] of Object.entries(m) as [keyof TimeoutMultipliers, number | null | undefined][]) {
     if (value != null && !(Number.isFinite(value) && value > 0)) {
-      const name = optionName(`timeoutMultipliers.${key}`, FLAGS[key]);
+      const name = opt(`timeoutMultipliers.${key}`);
       throw new UserInputError(`${name} must be a number greater than 0; got ${value}`);
     }
   }

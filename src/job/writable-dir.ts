@@ -4,13 +4,10 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
-import { optionName } from "../options.js";
+import { opt } from "../options.js";
 import { MakeDirsError, makeDirs } from "../util/make-dirs.js";
 
-export async function ensureWritableDir(
-  dir: string,
-  flag = optionName("jobsDir", "--jobs-dir"),
-): Promise<void> {
+export async function ensureWritableDir(dir: string, flag = opt("jobsDir")): Promise<void> {
   try {
     await makeDirs(dir);
     const probe = path.join(dir, `.benchflow-write-probe-${process.pid}`);

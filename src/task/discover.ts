@@ -3,7 +3,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
-import { optionName } from "../options.js";
+import { opt } from "../options.js";
 import { listTaskFiles } from "./digest.js";
 import { matchesGlob } from "./glob.js";
 import { TASK_FOLDER_HELP } from "./inspect.js";
@@ -81,12 +81,12 @@ function refuseEmptySelection(root: string, found: string[], include: string[], 
   const unmatched = include.filter((p) => !names.some((n) => matchesGlob(n, p)));
   if (unmatched.length > 0) {
     throw new UserInputError(
-      `${optionName("include", "--include")} ${unmatched.join(", ")} matches none of the ${names.length} task(s) in ${where} (${shown}); fix the name or glob`,
+      `${opt("include")} ${unmatched.join(", ")} matches none of the ${names.length} task(s) in ${where} (${shown}); fix the name or glob`,
     );
   }
   if (selected.length === 0) {
     throw new UserInputError(
-      `${optionName("include/exclude", "--include/--exclude")} leave none of the ${names.length} task(s) in ${where} (${shown}); nothing to run`,
+      `${opt("include/exclude")} leave none of the ${names.length} task(s) in ${where} (${shown}); nothing to run`,
     );
   }
 }

@@ -3,7 +3,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import type { Task } from "../../task/types.js";
 
 export type SkillMode = "with-skill" | "no-skill";
@@ -22,9 +22,7 @@ export interface SkillFolder {
 
 export function parseSkillMode(value: string): SkillMode {
   if ((SKILL_MODES as readonly string[]).includes(value)) return value as SkillMode;
-  throw new UserInputError(
-    `${optionName("skillMode", "--skill-mode")} ${JSON.stringify(value)}: use with-skill or no-skill`,
-  );
+  throw new UserInputError(`${opt("skillMode")} ${JSON.stringify(value)}: use with-skill or no-skill`);
 }
 
 async function isSkill(dir: string): Promise<boolean> {
@@ -52,7 +50,7 @@ export async function skillsFor(task: Task, opts: SkillOptions): Promise<SkillFo
     const dir = path.resolve(opts.dir);
     if (!(await fs.stat(dir).catch(() => null))?.isDirectory()) {
       throw new UserInputError(
-        `${optionName("skillsDir", "--skills-dir")} ${opts.dir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
+        `${opt("skillsDir")} ${opts.dir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
       );
     }
     for (const s of await skillFoldersIn(dir)) byName.set(s.name, s);

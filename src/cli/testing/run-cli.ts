@@ -4,7 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "train-cli.ts");
+/** `bench train` alone, without the rest of the command (node --import tsx TRAIN_CLI convert ...). */
+export const TRAIN_CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "train-cli.ts");
+const CLI = TRAIN_CLI;
 const TSX = fileURLToPath(import.meta.resolve("tsx"));
 
 export function benchTrain(

@@ -1,8 +1,8 @@
 // `bench train ...` as its own process, for tests and benchmarks, until the main CLI is in reach:
-//   node --import tsx src/train/testing/train-cli.ts convert JOBS --out FILE
+//   node --import tsx src/cli/testing/train-cli.ts convert JOBS --out FILE
 import { Command } from "commander";
-import { nameFlags } from "../../options.js";
 import { reportError } from "../errors.js";
+import { nameFlags } from "../option-flags.js";
 import { registerTrainCommands } from "../train.js";
 
 // As src/cli/main.ts: this process is the command, so errors name its flags.

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/layout.js";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import { recordRollout } from "../../rollout/record.js";
 import type { RolloutState } from "../../rollout/run.js";
 import type { RolloutPlan } from "../../rollout/types.js";
@@ -120,7 +120,7 @@ async function partitionOf(s: SlurmSettings): Promise<string> {
   const def = r.stdout.split("\n").find((p) => p.trim().endsWith("*"));
   if (!def)
     throw new UserInputError(
-      `--executor slurm: SLURM has no default partition; pass ${optionName("executor.partition", "--slurm-partition")}`,
+      `--executor slurm: SLURM has no default partition; pass ${opt("executor.partition")}`,
     );
   return def.trim().slice(0, -1);
 }

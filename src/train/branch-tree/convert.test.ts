@@ -12,10 +12,11 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { TRAIN_CLI } from "../../cli/testing/run-cli.js";
 import { writeJob } from "../../jobs-dir/testing/job-builder.js";
 import { BranchChildRow, BranchPairRow } from "../../schemas/train-branch-tree.js";
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");
+const CLI = TRAIN_CLI;
 const TSX = fileURLToPath(import.meta.resolve("tsx"));
 const TOOLS = [
   {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
 import { JOB_MARKERS, type JobInfo, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
-import { checkOptionKeys, optionName, optionValue } from "../../options.js";
+import { checkOptionKeys, opt } from "../../options.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { mapLimit } from "../../util/limit.js";
 import { NORMALISATIONS } from "../groups/advantage.js";
@@ -61,41 +61,36 @@ function assertOptions(opts: ConvertOptions): { format: RowFormat; rowMode: RowM
     );
   if (typeof opts.out !== "string" || opts.out === "")
     throw new UserInputError(
-      `${optionName("out", "--out")} is required: the file the rows go to, e.g. ${optionValue("out", "--out", "train/rows.jsonl")}`,
+      `${opt("out")} is required: the file the rows go to, e.g. ${opt("out", "train/rows.jsonl")}`,
     );
   const format = opts.format ?? "prime-sft";
-  const name = (key: string, flag: string) => optionName(key, flag);
   if (!ROW_FORMATS.includes(format))
-    throw new UserInputError(
-      `${name("format", "--format")}: unknown format "${format}"; use ${ROW_FORMATS.join(", ")}.`,
-    );
+    throw new UserInputError(`${opt("format")}: unknown format "${format}"; use ${ROW_FORMATS.join(", ")}.`);
   const rowMode = opts.rowMode ?? "rollout";
   if (rowMode !== "rollout" && rowMode !== "exchange")
-    throw new UserInputError(`${name("rowMode", "--row-mode")}: use rollout or exchange, not "${rowMode}".`);
+    throw new UserInputError(`${opt("rowMode")}: use rollout or exchange, not "${rowMode}".`);
   if (format === "tokens" && opts.rowMode === "exchange") {
     throw new UserInputError(
-      `${optionValue("rowMode", "--row-mode", "exchange")} does not apply to ${optionValue("format", "--format", "tokens")}, which writes one row per conversation.`,
+      `${opt("rowMode", "exchange")} does not apply to ${opt("format", "tokens")}, which writes one row per conversation.`,
     );
   }
   if (opts.groupAdvantage !== undefined && !NORMALISATIONS.includes(opts.groupAdvantage)) {
-    throw new UserInputError(
-      `${name("groupAdvantage", "--group-advantage")}: use grpo or loo, not "${opts.groupAdvantage}".`,
-    );
+    throw new UserInputError(`${opt("groupAdvantage")}: use grpo or loo, not "${opts.groupAdvantage}".`);
   }
   if (opts.subagentRows && format === "tokens") {
     throw new UserInputError(
-      `${name("subagentRows", "--subagent-rows")} does not apply to ${optionValue("format", "--format", "tokens")}, whose rows are already one per conversation (kind subagent).`,
+      `${opt("subagentRows")} does not apply to ${opt("format", "tokens")}, whose rows are already one per conversation (kind subagent).`,
     );
   }
   if (opts.minReward !== undefined && !Number.isFinite(opts.minReward))
-    throw new UserInputError(`${name("minReward", "--min-reward")}: give a number, for example 0.5.`);
+    throw new UserInputError(`${opt("minReward")}: give a number, for example 0.5.`);
   return { format, rowMode };
 }
 
 /** Writing over a file we read would lose the input: refuse before touching anything. */
 async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void> {
-  const out = optionName("out", "--out");
-  const manifest = optionName("manifest", "--manifest");
+  const out = opt("out");
+  const manifest = opt("manifest");
   const targets: Array<[string, string]> = [[out, opts.out]];
   if (opts.manifest) targets.push([manifest, opts.manifest]);
   if (opts.manifest && path.resolve(opts.manifest) === path.resolve(opts.out)) {

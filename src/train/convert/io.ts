@@ -3,7 +3,7 @@ import path from "node:path";
 import { DataError } from "../../errors.js";
 import { type Exchange, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
 import { TRAJECTORY } from "../../jobs-dir/index.js";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import { redactRow } from "../redact/rows.js";
 import type { RolloutFacts } from "../rollouts/facts.js";
 import type { MessageWindow } from "../tokenizer/window.js";
@@ -82,7 +82,7 @@ export async function commitRows(
     await write();
     if (expectedRows !== undefined && out.stats.rowsWritten !== expectedRows) {
       throw new DataError(
-        `${optionName("expectedRows", "--expected-rows")} ${expectedRows}: the conversion gives ${out.stats.rowsWritten} row(s); nothing was written.`,
+        `${opt("expectedRows")} ${expectedRows}: the conversion gives ${out.stats.rowsWritten} row(s); nothing was written.`,
       );
     }
     await out.writer.commit();

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import type { Manifest, ManifestGroup } from "../../schemas/train-manifest.js";
 import { floatJson } from "../../util/float-json.js";
 import { makeParent } from "./row-writer.js";
@@ -48,7 +48,7 @@ export class ManifestSink {
 
   static async open(file: string | undefined, keep: boolean): Promise<ManifestSink> {
     if (!file) return new ManifestSink(keep);
-    await makeParent(file, optionName("manifest", "--manifest"));
+    await makeParent(file, opt("manifest"));
     const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString("hex")}`);
     const side = {
       sources: await SideList.open(`${tmp}.sources`, "    "),

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import { floatJson } from "../../util/float-json.js";
 import { MakeDirsError, makeDirs } from "../../util/make-dirs.js";
 
@@ -19,7 +19,7 @@ export class RowWriter {
     private readonly handle: fs.FileHandle,
   ) {}
 
-  static async open(file: string, option = optionName("out", "--out")): Promise<RowWriter> {
+  static async open(file: string, option = opt("out")): Promise<RowWriter> {
     await makeParent(file, option);
     const tmp = path.join(
       path.dirname(file),

@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { RESULT, supersededIn } from "../../jobs-dir/index.js";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import { isRecord } from "../../util/jsonl.js";
 import type { JobScan, ScannedJob } from "../rollouts/scan.js";
 
@@ -45,7 +45,7 @@ async function rolloutDirOf(row: Record<string, unknown>, jobDir: string, file: 
 /** The file's `selected` (or `selection`) list as it is, and its job_dir; rows are not looked at. */
 export async function readSelectionList(
   file: string,
-  flag = optionName("canonicalSelection", "--canonical-selection"),
+  flag = opt("canonicalSelection"),
 ): Promise<{ rows: unknown[]; jobDir: string }> {
   let text: string;
   try {
@@ -74,7 +74,7 @@ export async function readSelectionList(
 /** The selection with every row's rollout folder found; a row that names none is an error. */
 export async function readCanonicalSelection(
   file: string,
-  flag = optionName("canonicalSelection", "--canonical-selection"),
+  flag = opt("canonicalSelection"),
 ): Promise<CanonicalSelection> {
   const { rows, jobDir } = await readSelectionList(file, flag);
   const dirs: string[] = [];

@@ -10,7 +10,7 @@
 import path from "node:path";
 import { type Exchange, isSuccessful, requestBody } from "../../jobs-dir/exchange.js";
 import { ACP_TRAJECTORY, TRAJECTORY } from "../../jobs-dir/index.js";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import type { ChatMessage } from "../../schemas/train-rows.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
 import { type Conversation, conversationOf } from "../dialects/index.js";
@@ -161,7 +161,7 @@ export async function callRolesOf(
     const fail = (why: string) =>
       new Error(
         `${line}: cannot tell whether this model call is the parent's or a subagent's: ${why}; nothing was written. ` +
-          `Leave the rollout out with ${optionName("canonicalSelection", "--canonical-selection")}, or fix its trajectory files.`,
+          `Leave the rollout out with ${opt("canonicalSelection")}, or fix its trajectory files.`,
       );
     if (byAcp.size > 1)
       throw fail(

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { TRAIN_CLI } from "../../cli/testing/run-cli.js";
 import { toExchange } from "../../jobs-dir/exchange.js";
 import { writeJob } from "../../jobs-dir/testing/job-builder.js";
 import { tmp } from "../../jobs-dir/testing/tmp.js";
@@ -91,7 +92,7 @@ describe("bench train convert --upstream-rows", () => {
     });
     const file = path.join(built?.dir as string, "trajectory", "llm_trajectory.jsonl");
     fs.writeFileSync(file, `${JSON.stringify(anthropicCall())}\n`);
-    const cli = path.join(HERE, "..", "testing", "train-cli.ts");
+    const cli = TRAIN_CLI;
     const out = path.join(root, "rows.jsonl");
     const run = (...extra: string[]) => {
       execFileSync(process.execPath, [

@@ -1,7 +1,7 @@
 // The one group computation behind convert, stream and the library: keys, the seed's withholding
 // rules, and advantages over the scored members.
 import { UserInputError } from "../../errors.js";
-import { optionName, optionValue } from "../../options.js";
+import { opt } from "../../options.js";
 import {
   GROUP_BY_KEYS,
   type GroupBlock,
@@ -12,10 +12,7 @@ import {
 import type { RolloutFacts } from "../rollouts/facts.js";
 import { baselineOf, EPS, FORMULAS, type Normalisation, STD_DDOF } from "./advantage.js";
 
-export function parseGroupBy(
-  value: string | readonly string[],
-  flag = optionName("groupBy", "--group-by"),
-): GroupByKey[] {
+export function parseGroupBy(value: string | readonly string[], flag = opt("groupBy")): GroupByKey[] {
   const keys = (typeof value === "string" ? value.split(",") : [...value]).map((k) => k.trim());
   const allowed: readonly string[] = GROUP_BY_KEYS;
   for (const k of keys) {
@@ -176,7 +173,7 @@ export class JobSplitCheck {
     const fix = this.rest.length > 0 ? this.rest.join(",") : "task,agent,model";
     return (
       "every group has one rollout, so none gets an advantage: each trial-NN is a job of its own. " +
-      `Leave job out of ${optionName("groupBy", "--group-by")} (${optionValue("groupBy", "--group-by", fix)}) to group a task's repeats across its trial-NN jobs.`
+      `Leave job out of ${opt("groupBy")} (${opt("groupBy", fix)}) to group a task's repeats across its trial-NN jobs.`
     );
   }
 }

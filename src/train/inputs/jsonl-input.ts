@@ -6,7 +6,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { optionName, optionValue } from "../../options.js";
+import { opt } from "../../options.js";
 import { commitRows, emitRow } from "../convert/io.js";
 import { ManifestSink } from "../convert/manifest-writer.js";
 import { RowWriter } from "../convert/row-writer.js";
@@ -33,23 +33,19 @@ function assertJsonlOptions(opts: ConvertOptions, format: RowFormat): void {
       `${what} needs a rollout or jobs directory; ${opts.jobs} is a JSONL file, which has no rollout folders behind it. ` +
         "Convert the jobs folder instead, or leave it out.",
     );
-  if (opts.groupAdvantage !== undefined)
-    throw needsRollouts(optionName("groupAdvantage", "--group-advantage"));
-  if (opts.rewardVector) throw needsRollouts(optionName("rewardVector", "--reward-vector"));
-  if (opts.subagentRows) throw needsRollouts(optionName("subagentRows", "--subagent-rows"));
-  if (opts.canonicalSelection !== undefined)
-    throw needsRollouts(optionName("canonicalSelection", "--canonical-selection"));
+  if (opts.groupAdvantage !== undefined) throw needsRollouts(opt("groupAdvantage"));
+  if (opts.rewardVector) throw needsRollouts(opt("rewardVector"));
+  if (opts.subagentRows) throw needsRollouts(opt("subagentRows"));
+  if (opts.canonicalSelection !== undefined) throw needsRollouts(opt("canonicalSelection"));
   // Rows in a file are no longer model calls: there is nothing to read upstream's way.
-  if (opts.upstreamRows) throw needsRollouts(optionName("upstreamRows", "--upstream-rows"));
-  if (format === "tokens") throw needsRollouts(optionValue("format", "--format", "tokens"));
+  if (opts.upstreamRows) throw needsRollouts(opt("upstreamRows"));
+  if (format === "tokens") throw needsRollouts(opt("format", "tokens"));
   if (path.resolve(opts.out) === path.resolve(opts.jobs))
     throw new UserInputError(
-      `${optionName("out", "--out")} must differ from the source JSONL (${opts.jobs}); give the rows another file.`,
+      `${opt("out")} must differ from the source JSONL (${opts.jobs}); give the rows another file.`,
     );
   if (opts.manifest && path.resolve(opts.manifest) === path.resolve(opts.jobs))
-    throw new UserInputError(
-      `${optionName("manifest", "--manifest")} must differ from the source JSONL (${opts.jobs}).`,
-    );
+    throw new UserInputError(`${opt("manifest")} must differ from the source JSONL (${opts.jobs}).`);
 }
 
 export async function convertJsonlInput(

@@ -11,7 +11,7 @@ import {
   readJobInfos,
   supersededIn,
 } from "../../jobs-dir/index.js";
-import { optionName } from "../../options.js";
+import { opt } from "../../options.js";
 import { mapLimit } from "../../util/limit.js";
 import { type RolloutFacts, readRollout } from "./facts.js";
 
@@ -79,7 +79,7 @@ export async function scanJobs(input: string): Promise<JobScan> {
 export function assertRollouts(scan: JobScan): void {
   if (scan.rolloutFolders > 0) return;
   throw new UserInputError(
-    `${scan.displayRoot} holds no rollout (no <task>__<hex> folder with a result.json below it); nothing was written. Give the folder bench run wrote (its ${optionName("jobsDir", "--jobs-dir")}), a job folder or a rollout folder.`,
+    `${scan.displayRoot} holds no rollout (no <task>__<hex> folder with a result.json below it); nothing was written. Give the folder bench run wrote (its ${opt("jobsDir")}), a job folder or a rollout folder.`,
   );
 }
 

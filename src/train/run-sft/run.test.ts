@@ -11,9 +11,10 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { TRAIN_CLI } from "../../cli/testing/run-cli.js";
 import { TrainRunManifest } from "../../schemas/train-run.js";
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");
+const CLI = TRAIN_CLI;
 const TSX = fileURLToPath(import.meta.resolve("tsx"));
 
 const STAND_IN = `#!/bin/sh

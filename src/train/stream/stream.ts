@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/index.js";
-import { checkOptionKeys, optionName } from "../../options.js";
+import { checkOptionKeys, opt } from "../../options.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { NORMALISATIONS, type Normalisation } from "../groups/advantage.js";
@@ -95,15 +95,11 @@ function checkOptions(opts: StreamOptions): { by: GroupByKey[]; normalisation: N
   checkOptionKeys("streamRollouts", opts, OPTIONS);
   const size = opts.groupSize;
   if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
-    throw new UserInputError(
-      `${optionName("groupSize", "--group-size")}: give a whole number of at least 1, not ${String(size)}.`,
-    );
+    throw new UserInputError(`${opt("groupSize")}: give a whole number of at least 1, not ${String(size)}.`);
   }
   const normalisation = opts.groupAdvantage ?? "grpo";
   if (!NORMALISATIONS.includes(normalisation))
-    throw new UserInputError(
-      `${optionName("groupAdvantage", "--group-advantage")}: use grpo or loo, not "${normalisation}".`,
-    );
+    throw new UserInputError(`${opt("groupAdvantage")}: use grpo or loo, not "${normalisation}".`);
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
   return { by, normalisation };
 }
@@ -116,12 +112,12 @@ async function checkPath(input: string, follow: boolean, warn: ((m: string) => v
   const stat = await fs.stat(input).catch(() => null);
   if (stat?.isFile())
     throw new UserInputError(
-      `${input} is a file, not a folder; give a job folder or a folder of jobs (the run's ${optionName("jobsDir", "--jobs-dir")})`,
+      `${input} is a file, not a folder; give a job folder or a folder of jobs (the run's ${opt("jobsDir")})`,
     );
   if (!follow) await assertFolder(input);
   else if (!stat)
     warn?.(
-      `${input} does not exist yet: waiting for a run to make it (Ctrl-C stops; ${optionName("follow: false", "--no-follow")} scans once and ${optionName("throws", "exits 2")} on a missing path)`,
+      `${input} does not exist yet: waiting for a run to make it (Ctrl-C stops; ${opt("follow: false")} scans once and ${opt("throws")} on a missing path)`,
     );
 }
 
@@ -177,9 +173,7 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
       const now = Date.now();
       if (deadline !== null && now >= deadline) {
         yield* tally.add(grouper.flush());
-        throw new StreamTimeout(
-          `${input}: ${optionName("timeoutMs", "--timeout")} reached before every job finished.`,
-        );
+        throw new StreamTimeout(`${input}: ${opt("timeoutMs")} reached before every job finished.`);
       }
       await watcher.wait(
         Math.min(lastPoll + poll - now, deadline === null ? poll : deadline - now),

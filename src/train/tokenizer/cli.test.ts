@@ -6,11 +6,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { TRAIN_CLI } from "../../cli/testing/run-cli.js";
 import { writeJob } from "../../jobs-dir/testing/job-builder.js";
 import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "testing", "train-cli.ts");
+const CLI = TRAIN_CLI;
 const TSX = fileURLToPath(import.meta.resolve("tsx"));
 // Made at load time: tmp()'s clean-up hook, registered inside a before() hook, would run as that hook ends.
 const root = tmp("bf-tokenizer-cli-");

@@ -1,7 +1,7 @@
 // The tokenizer flags of convert and validate, checked as upstream checks them, and the tokenizer
 // loaded once before any row is read (a missing tokenizer fails before anything is written).
 import { UserInputError } from "../../errors.js";
-import { optionName as name, optionValue } from "../../options.js";
+import { opt } from "../../options.js";
 import type { RowFormat } from "../validate/validate.js";
 import { type LoadedTokenizer, loadTokenizer } from "./load.js";
 import { MessageWindow } from "./window.js";
@@ -17,12 +17,7 @@ export interface TokenizerFlags {
 }
 
 /** "--tokenizer/--tokenizer-revision/--max-length", or the library's option names from code. */
-const tokenizerNames = () =>
-  [
-    name("tokenizer", "--tokenizer"),
-    name("tokenizerRevision", "--tokenizer-revision"),
-    name("maxLength", "--max-length"),
-  ].join("/");
+const tokenizerNames = () => [opt("tokenizer"), opt("tokenizerRevision"), opt("maxLength")].join("/");
 
 function anyTokenizerFlag(f: TokenizerFlags): boolean {
   return f.tokenizer !== undefined || f.tokenizerRevision !== undefined || f.maxLength !== undefined;
@@ -31,7 +26,7 @@ function anyTokenizerFlag(f: TokenizerFlags): boolean {
 function assertMaxLength(maxLength: number | undefined): void {
   if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength >= 1))
     throw new UserInputError(
-      `${name("maxLength", "--max-length")}: give a whole number of tokens of at least 1, not ${maxLength}.`,
+      `${opt("maxLength")}: give a whole number of tokens of at least 1, not ${maxLength}.`,
     );
 }
 
@@ -42,26 +37,24 @@ export async function messageWindowOf(
 ): Promise<MessageWindow | null> {
   const policy = f.contextPolicy ?? "full";
   if (!CONTEXT_POLICIES.includes(policy))
-    throw new UserInputError(
-      `${name("contextPolicy", "--context-policy")}: use full or message-window, not "${policy}".`,
-    );
+    throw new UserInputError(`${opt("contextPolicy")}: use full or message-window, not "${policy}".`);
   if (format !== "trl-sft") {
     if (policy !== "full" || anyTokenizerFlag(f))
       throw new UserInputError(
-        `${name("contextPolicy", "--context-policy")}/${tokenizerNames()} are supported only with ${optionValue("format", "--format", "trl-sft")}`,
+        `${opt("contextPolicy")}/${tokenizerNames()} are supported only with ${opt("format", "trl-sft")}`,
       );
     return null;
   }
   if (policy === "full") {
     if (anyTokenizerFlag(f))
       throw new UserInputError(
-        `${tokenizerNames()} require ${optionValue("contextPolicy", "--context-policy", "message-window")} during conversion`,
+        `${tokenizerNames()} require ${opt("contextPolicy", "message-window")} during conversion`,
       );
     return null;
   }
   if (f.tokenizer === undefined || f.maxLength === undefined)
     throw new UserInputError(
-      `${optionValue("contextPolicy", "--context-policy", "message-window")} requires ${name("tokenizer", "--tokenizer")} and ${name("maxLength", "--max-length")}`,
+      `${opt("contextPolicy", "message-window")} requires ${opt("tokenizer")} and ${opt("maxLength")}`,
     );
   assertMaxLength(f.maxLength);
   return new MessageWindow(await loadTokenizer(f.tokenizer, f.tokenizerRevision ?? null), f.maxLength);
@@ -74,15 +67,13 @@ export async function validationTokenizerOf(
 ): Promise<LoadedTokenizer | null> {
   if (!anyTokenizerFlag(f)) return null;
   if (format !== "trl-sft")
-    throw new UserInputError(
-      `${tokenizerNames()} are supported only with ${optionValue("format", "--format", "trl-sft")}`,
-    );
+    throw new UserInputError(`${tokenizerNames()} are supported only with ${opt("format", "trl-sft")}`);
   assertMaxLength(f.maxLength);
   if (f.tokenizer === undefined)
     throw new UserInputError(
       f.maxLength !== undefined
-        ? `${name("maxLength", "--max-length")} requires ${name("tokenizer", "--tokenizer")}`
-        : `${name("tokenizerRevision", "--tokenizer-revision")} requires ${name("tokenizer", "--tokenizer")}`,
+        ? `${opt("maxLength")} requires ${opt("tokenizer")}`
+        : `${opt("tokenizerRevision")} requires ${opt("tokenizer")}`,
     );
   return loadTokenizer(f.tokenizer, f.tokenizerRevision ?? null);
 }

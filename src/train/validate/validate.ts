@@ -1,7 +1,7 @@
 // `bench train validate`: every row checked before a trainer sees it.
 import { promises as fs } from "node:fs";
 import { UserInputError } from "../../errors.js";
-import { checkOptionKeys, optionName } from "../../options.js";
+import { checkOptionKeys, opt } from "../../options.js";
 import { isRecord } from "../../util/jsonl.js";
 import { checkMessages, declaredToolNames } from "./messages.js";
 import type { TokenizationCheck, TokenizationSummary } from "./tokenization.js";
@@ -135,7 +135,7 @@ export function validateRows(rows: Iterable<unknown>, opts: ValidateOptions = {}
   checkOptionKeys("validateRows", opts, OPTIONS);
   if (opts.format !== undefined && !ROW_FORMATS.includes(opts.format)) {
     throw new UserInputError(
-      `${optionName("format", "--format")}: unknown format "${opts.format}"; use ${ROW_FORMATS.join(", ")}.`,
+      `${opt("format")}: unknown format "${opts.format}"; use ${ROW_FORMATS.join(", ")}.`,
     );
   }
   const errors: Array<{ row: number; message: string }> = [];

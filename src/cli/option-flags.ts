@@ -1,0 +1,77 @@
+// The library's options as the `bench` command spells them: every message the library makes while
+// this command runs names the flag the user typed (`--trials`), not the library's option (`trials`).
+// An option missing here keeps the library's name; test/option-flags.test.ts holds every option a
+// message in src/ names to an entry here.
+import { nameOptionsWith, type OptionRef } from "../options.js";
+
+/** Option -> flag. A value is written after the flag (`-m vllm/x`). */
+export const OPTION_FLAGS: Readonly<Record<string, string>> = {
+  agent: "-a",
+  agentEnv: "--agent-env",
+  canonicalSelection: "--canonical-selection",
+  concurrency: "-j/--concurrency",
+  contextPolicy: "--context-policy",
+  exclude: "--exclude",
+  "executor.partition": "--slurm-partition",
+  expectedRows: "--expected-rows",
+  failFastRollouts: "--fail-fast-rollouts",
+  format: "--format",
+  groupAdvantage: "--group-advantage",
+  groupBy: "--group-by",
+  groupSize: "--group-size",
+  include: "--include",
+  jobName: "--job-name",
+  jobsDir: "--jobs-dir",
+  manifest: "--manifest",
+  maxLength: "--max-length",
+  minReward: "--min-reward",
+  maxConcurrentTrials: "--max-concurrent-trials",
+  model: "-m",
+  out: "--out",
+  parallelJobs: "--parallel-jobs",
+  "policy.baseUrl": "--base-url",
+  "policy.endpointRetries": "--endpoint-retries",
+  "policy.failFastCalls": "--fail-fast-calls",
+  "policy.firstByteTimeoutSec": "--endpoint-first-byte-timeout",
+  "policy.idleTimeoutSec": "--endpoint-idle-timeout",
+  "policy.seed": "--seed",
+  retryAttempts: "--retry-attempts",
+  rewardVector: "--reward-vector",
+  rowMode: "--row-mode",
+  sandbox: "--sandbox",
+  skillMode: "--skill-mode",
+  skillsDir: "--skills-dir",
+  subagentRows: "--subagent-rows",
+  "timeoutMultipliers.agent": "--agent-timeout-multiplier",
+  "timeoutMultipliers.all": "--timeout-multiplier",
+  "timeoutMultipliers.build": "--environment-build-timeout-multiplier",
+  "timeoutMultipliers.verifier": "--verifier-timeout-multiplier",
+  timeoutMs: "--timeout",
+  tokenizer: "--tokenizer",
+  tokenizerRevision: "--tokenizer-revision",
+  trials: "--trials",
+  upstreamRows: "--upstream-rows",
+};
+
+/**
+ * Words of a message that are not one flag: two options at once, a flag whose value is implied, and
+ * what the command does where the library throws.
+ */
+const PHRASES: Readonly<Record<string, string>> = {
+  "include/exclude": "--include/--exclude",
+  "follow: false": "--no-follow",
+  throws: "exits 2",
+};
+
+export function flagOf(ref: OptionRef): string | undefined {
+  const phrase = PHRASES[ref.option];
+  if (phrase !== undefined) return phrase;
+  const flag = OPTION_FLAGS[ref.option];
+  if (flag === undefined) return undefined;
+  return ref.value === undefined ? flag : `${flag} ${ref.value}`;
+}
+
+/** Called by the command before it parses anything: messages name flags from then on. */
+export function nameFlags(): void {
+  nameOptionsWith(flagOf);
+}
