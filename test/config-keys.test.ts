@@ -1,12 +1,12 @@
 // config.json is ours, so its keys are one style: snake_case, the policy record included (it held
 // capture_tokens.tokenIds and price_usd_per_mtok.inputPerMTok until issue 16). Folders written
-// before then still read, through readTrialConfig, as today's.
+// before then still read, through readRolloutConfig, as today's.
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
-import { readTrialConfig } from "../src/jobs-dir/index.js";
+import { readRolloutConfig } from "../src/jobs-dir/index.js";
 import { WrittenRolloutConfig } from "../src/schemas/rollout-config.js";
 import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { EXAMPLES, REPO, rollouts, tempDir } from "./testing/bench.js";
@@ -76,19 +76,19 @@ describe("config.json keys", () => {
     const dir = path.join(root, "old__0123abcd");
     await fs.mkdir(dir);
     await fs.writeFile(path.join(dir, "config.json"), JSON.stringify(old));
-    const read = await readTrialConfig(dir);
+    const read = await readRolloutConfig(dir);
     assert.deepEqual(read?.policy?.capture_tokens, { enabled: true, token_ids: "on", top_logprobs: 5 });
     assert.deepEqual(read?.policy?.price_usd_per_mtok, { input: 0.27, output: 1.1 });
-    assert.deepEqual(await readTrialConfig(rolloutDir), written);
+    assert.deepEqual(await readRolloutConfig(rolloutDir), written);
   });
 
   it("a rollout without config.json reads as null; a damaged one names the file", async () => {
-    assert.equal(await readTrialConfig(path.join(root, "none__00000000")), null);
+    assert.equal(await readRolloutConfig(path.join(root, "none__00000000")), null);
     const dir = path.join(root, "bad__0123abcd");
     await fs.mkdir(dir);
     await fs.writeFile(path.join(dir, "config.json"), '{"task_name": 1}');
     await assert.rejects(
-      readTrialConfig(dir),
+      readRolloutConfig(dir),
       /bad__0123abcd\/config\.json: not a BenchFlow config\.json \(/,
     );
   });

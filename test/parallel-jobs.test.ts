@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { loadJob } from "../src/job/load-job.js";
+import { loadJob } from "../src/jobs-dir/load-job.js";
 import { bench, slowHelloTasks, startBench, useScratch, waitUntil } from "./testing/bench.js";
 
 const TRIALS = 8;
@@ -64,6 +64,12 @@ async function streamed(jobsDir: string): Promise<string[]> {
     .sort();
 }
 
+/** A rollout's result.json times. */
+const timesOf = (r: { startedAt: string | null; finishedAt: string | null }) => ({
+  started_at: r.startedAt ?? "",
+  finished_at: r.finishedAt ?? "",
+});
+
 /** The most trials of a run that were running at one moment, from their result.json times. */
 function mostAtOnce(results: Array<{ started_at: string; finished_at: string }>): number {
   const edges = results.flatMap((r) => [
@@ -96,14 +102,13 @@ describe("--parallel-jobs: the repeats of a group at once", () => {
     const jobOne = await loadJob(path.join(one, "oracle"));
     const jobEight = await loadJob(path.join(eight, "oracle"));
     const folders = (j: typeof jobOne) =>
-      j.trials.map((t) => `${t.trial}/${t.jobName}/${t.taskName} ${t.reward}`).sort();
+      j.trials.map((t) => `${t.job.repeat}/${t.job.name}/${t.task} ${t.reward}`).sort();
     assert.equal(jobEight.trials.length, TRIALS);
     assert.deepEqual(folders(jobEight), folders(jobOne));
     assert.ok(jobEight.trials.every((t) => t.reward === 1));
     assert.deepEqual(await streamed(eight), await streamed(one));
     // One after another never overlaps; eight at once did run side by side.
-    const times = (j: typeof jobOne) =>
-      j.trials.map((t) => t.result as { started_at: string; finished_at: string });
+    const times = (j: typeof jobOne) => j.trials.map(timesOf);
     assert.equal(mostAtOnce(times(jobOne)), 1);
     assert.ok(mostAtOnce(times(jobEight)) >= 2, "the eight jobs ran one after another");
     // Each job's summary is its own, as with one job at a time.
@@ -122,7 +127,7 @@ describe("--parallel-jobs: the repeats of a group at once", () => {
     assert.equal(job.trials.length, 4);
     assert.ok(job.trials.every((t) => t.reward === 1));
     // Four jobs at once, but never more than two trials: the run's gate, not each job's -j.
-    const times = job.trials.map((t) => t.result as { started_at: string; finished_at: string });
+    const times = job.trials.map(timesOf);
     assert.equal(mostAtOnce(times), 2);
   });
 
@@ -136,7 +141,7 @@ describe("--parallel-jobs: the repeats of a group at once", () => {
     const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
     const finishedNow = async () => {
       const j = await loadJob(path.join(jobsDir, "oracle")).catch(() => null);
-      return (j?.trials ?? []).filter((t) => t.result && t.reward === 1);
+      return (j?.trials ?? []).filter((t) => t.resultState === "present" && t.reward === 1);
     };
     await waitUntil(async () => (await finishedNow()).length >= 2, "two trials finished", 300_000);
     child.kill("SIGINT");
@@ -150,12 +155,12 @@ describe("--parallel-jobs: the repeats of a group at once", () => {
     assert.equal(after.trials.length, TRIALS);
     assert.ok(after.trials.every((t) => t.reward === 1));
     assert.deepEqual(
-      after.trials.map((t) => t.trial).sort(),
+      after.trials.map((t) => t.job.repeat).sort(),
       Array.from({ length: TRIALS }, (_, i) => `trial-0${i + 1}`),
     );
     // What had finished is kept, not run again; only the others are new rollouts.
-    const finals = new Set(after.trials.map((t) => t.rolloutName));
-    for (const t of before) assert.ok(finals.has(t.rolloutName), `${t.rolloutName} was run again`);
+    const finals = new Set(after.trials.map((t) => t.name));
+    for (const t of before) assert.ok(finals.has(t.name), `${t.name} was run again`);
     const all = await loadJob(path.join(jobsDir, "oracle"), { attempts: "all" });
     const rerunNew = all.trials.filter((t) => !t.replaced).length - before.length;
     assert.equal(rerunNew, TRIALS - before.length);

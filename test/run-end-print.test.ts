@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { loadJob } from "../src/job/load-job.js";
+import { loadJob } from "../src/jobs-dir/load-job.js";
 import { type PolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, startBench, useScratch, waitUntil } from "./testing/bench.js";
 
@@ -140,7 +140,7 @@ describe("bench run's last lines", () => {
       assert.equal(status, 0, rerunErr);
       const job = await loadJob(path.join(cwd, "jobs/bench-agent"));
       assert.deepEqual(
-        job.trials.map((t) => [t.trial, t.jobName, t.reward]),
+        job.trials.map((t) => [t.job.repeat, t.job.name, t.reward]),
         [["trial-01", name, 1]],
       );
     } finally {

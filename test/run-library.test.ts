@@ -11,7 +11,7 @@ import { registerAgent } from "../src/agents/registry.js";
 import type { Agent } from "../src/agents/types.js";
 import { CategorizedError } from "../src/errors.js";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadJob } from "../src/job/load-job.js";
+import { loadJob } from "../src/jobs-dir/load-job.js";
 import { EXAMPLES, REPO, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("library");
@@ -149,10 +149,10 @@ describe("retries", () => {
     const all = await loadJob(jobsDir, { attempts: "all" });
     assert.equal(all.trials.length, 2);
     const replaced = all.trials.find((t) => t.replaced);
-    assert.equal(replaced?.errorCategory, "agent_setup");
+    assert.equal(replaced?.outcome.errorCategory, "agent_setup");
     assert.equal(replaced?.reward, null);
-    assert.equal(result.results[0]?.replaces, replaced?.rolloutName);
-    const marker = JSON.parse(await fs.readFile(path.join(replaced?.path ?? "", "replaced.json"), "utf8"));
+    assert.equal(result.results[0]?.replaces, replaced?.name);
+    const marker = JSON.parse(await fs.readFile(path.join(replaced?.dir ?? "", "replaced.json"), "utf8"));
     assert.deepEqual([marker.reason, marker.replaced_by], ["retried", result.results[0]?.rollout_name]);
     const finals = await loadJob(jobsDir);
     assert.equal(finals.trials.length, 1);
@@ -200,13 +200,13 @@ describe("loadJob", () => {
     assert.equal(run.exitCode, 0);
     const job = await loadJob(path.join(jobsDir, "nop"));
     assert.equal(job.trials.length, 3);
-    assert.deepEqual(job.trials.map((t) => t.trial).sort(), ["trial-01", "trial-02", "trial-03"]);
+    assert.deepEqual(job.trials.map((t) => t.job.repeat).sort(), ["trial-01", "trial-02", "trial-03"]);
     for (const t of job.trials) {
       assert.equal(t.reward, 0);
-      assert.equal(t.outcome, null);
-      assert.equal(t.scoreOutcome, "failed");
-      assert.equal(t.taskName, "half-life");
-      await fs.access(path.join(t.path, "result.json"));
+      assert.equal(t.outcome.category, null);
+      assert.equal(t.outcome.scoreOutcome, "failed");
+      assert.equal(t.task, "half-life");
+      await fs.access(path.join(t.dir, "result.json"));
     }
   });
 
@@ -216,8 +216,8 @@ describe("loadJob", () => {
     await fs.mkdir(path.join(jobDir, "hello2__0000000b"), { recursive: true });
     await fs.writeFile(path.join(jobDir, "hello2__0000000b/result.json"), '{"task_name": "hel');
     const job = await loadJob(path.join(scratch(), "cut"));
-    const states = Object.fromEntries(job.trials.map((t) => [t.taskName, [t.status, t.reward]]));
-    assert.deepEqual(states, { hello: ["missing_result", null], hello2: ["truncated_result", null] });
+    const states = Object.fromEntries(job.trials.map((t) => [t.task, [t.resultState, t.reward]]));
+    assert.deepEqual(states, { hello: ["missing", null], hello2: ["truncated", null] });
   });
 });
 

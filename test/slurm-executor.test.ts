@@ -7,7 +7,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { loadJob } from "../src/job/load-job.js";
+import { loadJob } from "../src/jobs-dir/load-job.js";
 import { bench, slowHelloTasks, startBench, waitUntil } from "./testing/bench.js";
 import { clusterMissing, jobsOfRun, oracleRunArgs as runArgs, SHARED_ROOT } from "./testing/slurm.js";
 
@@ -42,10 +42,10 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     assert.equal(slurm.code, 0, slurm.stderr);
     const a = await loadJob(path.join(scratch, "jobs-local", "oracle"));
     const b = await loadJob(path.join(scratch, "jobs-slurm", "oracle"));
-    const scored = (j: typeof a) => j.trials.map((t) => `${t.trial}/${t.taskName} ${t.reward}`).sort();
+    const scored = (j: typeof a) => j.trials.map((t) => `${t.job.repeat}/${t.task} ${t.reward}`).sort();
     assert.equal(b.trials.length, 16);
     assert.deepEqual(scored(b), scored(a));
-    const executors = b.trials.map((t) => (t.result as { executor?: Record<string, unknown> }).executor);
+    const executors = b.trials.map((t) => t.executor);
     for (const e of executors) {
       assert.equal(e?.kind, "slurm");
       assert.match(String(e?.slurm_job_id), /^\d+$/);
@@ -53,7 +53,10 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     assert.equal(new Set(executors.map((e) => e?.slurm_job_id)).size, 16, "one SLURM job per trial");
     assert.deepEqual([...new Set(executors.map((e) => e?.node))].sort(), ["n1", "n2"]);
     // The local executor records nothing: its result.json is as before.
-    assert.ok(a.trials.every((t) => !("executor" in (t.result as object))));
+    for (const t of a.trials) {
+      const written = JSON.parse(await fs.readFile(path.join(t.dir, "result.json"), "utf8"));
+      assert.ok(!("executor" in written), t.dir);
+    }
     assert.deepEqual(queuedOf("group"), []);
   });
 
@@ -102,10 +105,9 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     const all = await loadJob(path.join(jobsDir, "oracle"), { attempts: "all" });
     assert.equal(all.trials.length, 2, "one try and one retry");
     for (const t of all.trials) {
-      const r = t.result as { error_category: string; rewards: unknown; error: string };
-      assert.equal(r.error_category, "infra_error");
-      assert.equal(r.rewards, null);
-      assert.match(r.error, /sbatch did not take the trial/);
+      assert.equal(t.outcome.errorCategory, "infra_error");
+      assert.equal(t.rewards, null);
+      assert.match(t.outcome.error ?? "", /sbatch did not take the trial/);
     }
   });
 
@@ -128,24 +130,20 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     assert.equal(await exited, 0, stderr);
     const all = await loadJob(path.join(jobsDir, "oracle"), { attempts: "all" });
     assert.equal(all.trials.length, 2, stderr);
-    const cancelled = all.trials.find(
-      (t) => (t.result as { executor?: { slurm_job_id: string } }).executor?.slurm_job_id === first,
-    );
+    const cancelled = all.trials.find((t) => t.executor?.slurm_job_id === first);
     assert.ok(cancelled, `no rollout records SLURM job ${first}`);
-    const result = cancelled.result as { error_category: string; rewards: unknown; error: string };
-    assert.equal(result.error_category, "infra_error");
-    assert.equal(result.rewards, null, "an infrastructure failure is unscored");
-    assert.match(result.error, new RegExp(`SLURM job ${first} ended CANCELLED`));
-    const replaced = JSON.parse(await fs.readFile(path.join(cancelled.path, "replaced.json"), "utf8"));
+    assert.equal(cancelled.outcome.errorCategory, "infra_error");
+    assert.equal(cancelled.rewards, null, "an infrastructure failure is unscored");
+    assert.match(cancelled.outcome.error ?? "", new RegExp(`SLURM job ${first} ended CANCELLED`));
+    const replaced = JSON.parse(await fs.readFile(path.join(cancelled.dir, "replaced.json"), "utf8"));
     assert.equal(replaced.reason, "retried");
     const final = await loadJob(path.join(jobsDir, "oracle"));
     assert.equal(final.trials.length, 1);
     assert.equal(final.trials[0]?.reward, 1);
     assert.match(stderr, /infra_error/);
     // Retried on the other node of the partition, not where it was lost.
-    const nodeOf = (r: unknown) => (r as { executor?: { node: string } }).executor?.node;
-    assert.ok(nodeOf(cancelled.result), "the lost attempt records its node");
-    assert.notEqual(nodeOf(final.trials[0]?.result), nodeOf(cancelled.result));
+    assert.ok(cancelled.executor?.node, "the lost attempt records its node");
+    assert.notEqual(final.trials[0]?.executor?.node, cancelled.executor?.node);
   });
 
   it("SIGINT of bench run leaves no job of the run in squeue", async () => {

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { loadJob } from "../src/job/load-job.js";
+import { loadJob } from "../src/jobs-dir/load-job.js";
 import { REPO, slowHelloTasks, startBench, waitUntil } from "./testing/bench.js";
 import { clusterMissing, jobsOfRun, oracleRunArgs, SHARED_ROOT } from "./testing/slurm.js";
 
@@ -58,18 +58,14 @@ describe("--executor slurm: a node dies under a trial", { skip: missing ?? false
     await slowHelloTasks(path.join(scratch, "tasks"), ["slow"], 0);
     assert.equal(await exited, 0, stderr);
     const all = await loadJob(path.join(jobsDir, "oracle"), { attempts: "all" });
-    const lost = all.trials.find(
-      (t) => (t.result as { executor?: { slurm_job_id: string } }).executor?.slurm_job_id === first.id,
-    );
+    const lost = all.trials.find((t) => t.executor?.slurm_job_id === first.id);
     assert.ok(lost, `no rollout records SLURM job ${first.id}`);
-    const result = lost.result as { error_category: string; rewards: unknown; error: string };
-    assert.equal(result.error_category, "infra_error", result.error);
-    assert.equal(result.rewards, null, "an infrastructure failure is unscored, never 0");
-    assert.match(result.error, /NODE_FAIL/);
+    assert.equal(lost.outcome.errorCategory, "infra_error", lost.outcome.error ?? "");
+    assert.equal(lost.rewards, null, "an infrastructure failure is unscored, never 0");
+    assert.match(lost.outcome.error ?? "", /NODE_FAIL/);
     const final = await loadJob(path.join(jobsDir, "oracle"));
     assert.equal(final.trials.length, 1);
     assert.equal(final.trials[0]?.reward, 1);
-    const nodeOf = (r: unknown) => (r as { executor?: { node: string } }).executor?.node;
-    assert.notEqual(nodeOf(final.trials[0]?.result), first.node, "retried on the other node");
+    assert.notEqual(final.trials[0]?.executor?.node, first.node, "retried on the other node");
   });
 });

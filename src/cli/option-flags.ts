@@ -6,6 +6,7 @@ import { nameOptionsWith, type OptionRef } from "../options.js";
 
 /** Option -> flag. A value is written after the flag (`-m vllm/x`). */
 export const OPTION_FLAGS: Readonly<Record<string, string>> = {
+  advantage: "--advantage",
   agent: "-a",
   agentEnv: "--agent-env",
   canonicalSelection: "--canonical-selection",

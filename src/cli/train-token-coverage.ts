@@ -2,7 +2,7 @@
 // logprobs, and which are training-grade. A report: it exits 0 whatever it finds (1 on malformed data).
 import type { Command } from "commander";
 import { coverageLine, coverageTotal, tokenCoverage } from "../train/tokens/coverage.js";
-import { pyJson } from "../train/validate/py-json.js";
+import { pyJson } from "../util/py-json.js";
 import { withHelp } from "./help.js";
 import { COVERAGE_HELP } from "./help-pages.js";
 

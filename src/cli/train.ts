@@ -3,12 +3,12 @@ import { once } from "node:events";
 import { promises as fs } from "node:fs";
 import type { Command } from "commander";
 import { DataError, messageOf, UserInputError } from "../errors.js";
+import type { Normalisation } from "../jobs-dir/groups/advantage.js";
 import { BRANCH_TREE_ONLY, BRANCH_TREE_REFUSES, convertBranchTree } from "../train/branch-tree/convert.js";
 import { checkBranchRow } from "../train/branch-tree/validate.js";
 import { convertLines, textLine } from "../train/console.js";
 import { convertJob } from "../train/convert/convert.js";
 import type { RowMode } from "../train/convert/rows.js";
-import type { Normalisation } from "../train/groups/advantage.js";
 import { runSft } from "../train/run-sft/run.js";
 import { endCounts, type StreamEnd } from "../train/stream/end.js";
 import { streamRollouts } from "../train/stream/stream.js";
@@ -17,11 +17,11 @@ import {
   type TokenizerFlags,
   validationTokenizerOf,
 } from "../train/tokenizer/options.js";
-import { pyJson } from "../train/validate/py-json.js";
 import { checkSource } from "../train/validate/source.js";
 import { TokenizationCheck } from "../train/validate/tokenization.js";
 import { type RowFormat, validateFile } from "../train/validate/validate.js";
 import { floatJson } from "../util/float-json.js";
+import { pyJson } from "../util/py-json.js";
 import { ExitCode, exitCodeOf } from "./errors.js";
 import { withHelp } from "./help.js";
 import {

@@ -3,97 +3,27 @@
 // and the final-attempt rule are src/jobs-dir's, the same as loadJob's and bench train's.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import {
-  type AttemptFacts,
-  finalAttempt as finalOf,
-  olderFirst,
-  REPLACED,
-  type RolloutFolder,
-  readRolloutFolder,
-  rewardOf,
-  rolloutDirsIn,
-  rolloutNameFor,
-} from "../jobs-dir/index.js";
+import { olderFirst, REPLACED, type Rollout, rolloutNameFor, scanFound } from "../jobs-dir/index.js";
 import { isRetryable } from "../schemas/outcome.js";
-import type { ReplacedMarker, RolloutResult } from "../schemas/result.js";
+import type { ReplacedMarker } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
 
-export type AttemptState = "finished" | "missing_result" | "truncated_result";
-
-export interface Attempt {
-  dir: string;
-  name: string;
-  task: string;
-  state: AttemptState;
-  result: RolloutResult | null;
-  replaced: ReplacedMarker | null;
-  mtimeMs: number;
-}
-
-const STATE: Record<RolloutFolder["resultState"], AttemptState> = {
-  present: "finished",
-  missing: "missing_result",
-  truncated: "truncated_result",
-};
-
-export function attemptOf(r: RolloutFolder): Attempt {
-  const replaced: ReplacedMarker | null = r.replaced
-    ? {
-        replaced_by: r.replaced.replacedBy ?? "?",
-        reason: r.replaced.reason as ReplacedMarker["reason"],
-        at: r.replaced.at ?? "",
-      }
-    : null;
-  return {
-    dir: r.dir,
-    name: r.name,
-    task: r.task,
-    state: STATE[r.resultState],
-    result: r.result,
-    replaced,
-    mtimeMs: r.mtimeMs,
-  };
-}
-
-async function readAttempt(dir: string): Promise<Attempt> {
-  return attemptOf(await readRolloutFolder(dir));
-}
+export { finalAttempt } from "../jobs-dir/index.js";
 
 /** Every rollout folder of a job, grouped by task, oldest attempt first. */
-export async function scanAttempts(jobDir: string): Promise<Map<string, Attempt[]>> {
-  const byTask = new Map<string, Attempt[]>();
-  for (const a of await Promise.all((await rolloutDirsIn(jobDir)).map(readAttempt))) {
-    const list = byTask.get(a.task) ?? [];
-    list.push(a);
-    byTask.set(a.task, list);
+export async function scanAttempts(jobDir: string): Promise<Map<string, Rollout[]>> {
+  const byTask = new Map<string, Rollout[]>();
+  const scan = await scanFound(jobDir, jobDir, { infer: false });
+  for await (const { job, rollouts } of scan.eachJob()) {
+    if (job.dir !== jobDir) continue;
+    for (const r of rollouts) {
+      const list = byTask.get(r.task) ?? [];
+      list.push(r);
+      byTask.set(r.task, list);
+    }
   }
-  for (const list of byTask.values()) list.sort((x, y) => olderFirst(factsOf(x), factsOf(y)));
+  for (const list of byTask.values()) list.sort(olderFirst);
   return byTask;
-}
-
-/** What the jobs-dir attempt rule reads, from an Attempt (a job folder holds one agent and model). */
-function factsOf(a: Attempt): AttemptFacts {
-  return {
-    dir: a.dir,
-    name: a.name,
-    task: a.task,
-    agent: null,
-    model: null,
-    replaced: a.replaced
-      ? { replacedBy: a.replaced.replaced_by, reason: a.replaced.reason, at: a.replaced.at }
-      : null,
-    reward: rewardOf(a.result),
-    attempt: typeof a.result?.attempt === "number" ? a.result.attempt : null,
-    startedAt: a.result?.started_at || null,
-    mtimeMs: a.mtimeMs,
-  };
-}
-
-/** The attempt that stands for the task, by the one rule in src/jobs-dir/attempts.ts. */
-export function finalAttempt(attempts: Attempt[]): Attempt | null {
-  const facts = attempts.map(factsOf);
-  const final = finalOf(facts);
-  return final === null ? null : (attempts[facts.indexOf(final)] ?? null);
 }
 
 /**
@@ -102,19 +32,16 @@ export function finalAttempt(attempts: Attempt[]): Attempt | null {
  * run stopped, a sandbox that did not start). Scored rollouts and the policy's, the task's and the
  * user's failures stand.
  */
-export function needsRun(final: Attempt | null): boolean {
-  if (final === null || final.state !== "finished") return true;
-  const category = final.result?.error_category;
+export function needsRun(final: Rollout | null): boolean {
+  if (final === null || final.resultState !== "present") return true;
+  const category = final.outcome.errorCategory;
   return category === "interrupted" || isRetryable(category);
 }
 
-export async function markReplaced(
-  attempt: Attempt,
-  by: string,
-  reason: ReplacedMarker["reason"],
-): Promise<void> {
+/** Marks an attempt's folder as replaced by the rollout named `by`: it counts in no group. */
+export async function markReplaced(dir: string, by: string, reason: ReplacedMarker["reason"]): Promise<void> {
   const marker: ReplacedMarker = { replaced_by: by, reason, at: new Date().toISOString() };
-  await writeJsonAtomic(path.join(attempt.dir, REPLACED), marker, { durable: true });
+  await writeJsonAtomic(path.join(dir, REPLACED), marker, { durable: true });
 }
 
 export function newRolloutName(task: string): string {

@@ -4,7 +4,7 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Agent } from "../agents/types.js";
-import { SUMMARY } from "../jobs-dir/layout.js";
+import { type Rollout, readResult, SUMMARY } from "../jobs-dir/index.js";
 import { runRollout } from "../rollout/run.js";
 import type { RolloutHooks, RolloutPlan } from "../rollout/types.js";
 import type { SandboxBackend } from "../sandbox/types.js";
@@ -13,14 +13,7 @@ import type { JobSummary, RolloutResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 import { writeJsonAtomic } from "../util/fs.js";
 import { Limiter, mapLimit } from "../util/limit.js";
-import {
-  type Attempt,
-  finalAttempt,
-  markReplaced,
-  needsRun,
-  newRolloutName,
-  scanAttempts,
-} from "./attempts.js";
+import { finalAttempt, markReplaced, needsRun, newRolloutName, scanAttempts } from "./attempts.js";
 import type { RunBreaker } from "./breaker.js";
 import { acquireLock } from "./lock.js";
 import { SUMMARY_FLOATS, summarize } from "./summary.js";
@@ -73,12 +66,13 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
   try {
     const existing = await scanAttempts(spec.jobDir);
     const results = new Map<string, RolloutResult>();
-    const pending: { jobTask: JobTask; previous: Attempt[] }[] = [];
+    const pending: { jobTask: JobTask; previous: Rollout[] }[] = [];
     for (const jobTask of spec.tasks) {
       const attempts = existing.get(jobTask.task.name) ?? [];
       const final = finalAttempt(attempts);
-      if (final && !needsRun(final) && final.result) results.set(jobTask.task.name, final.result);
-      else pending.push({ jobTask, previous: attempts.filter((a) => a.replaced === null) });
+      const kept = final && !needsRun(final) ? (await readResult(final.dir)).result : null;
+      if (kept) results.set(jobTask.task.name, kept);
+      else pending.push({ jobTask, previous: attempts.filter((a) => !a.replaced?.marker) });
     }
     const cleanups: Promise<void>[] = [];
     const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
@@ -123,15 +117,15 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
   }
 }
 
-async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt[]): Promise<RolloutResult> {
+async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Rollout[]): Promise<RolloutResult> {
   let attempt = previous.length + 1;
   let replaces: string | null = null;
   let rolloutName = newRolloutName(jobTask.task.name);
   // Attempts a killed or interrupted run left behind, or that failed on infrastructure, are replaced
   // by this one, never counted twice.
   for (const old of previous) {
-    const finished = old.state === "finished" && old.result?.error_category !== "interrupted";
-    await markReplaced(old, rolloutName, finished ? "resumed" : "interrupted");
+    const finished = old.resultState === "present" && old.outcome.errorCategory !== "interrupted";
+    await markReplaced(old.dir, rolloutName, finished ? "resumed" : "interrupted");
     replaces = old.name;
   }
   for (let retry = 0; ; retry++) {
@@ -147,7 +141,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Attempt
       return result;
     }
     const next = newRolloutName(jobTask.task.name);
-    await markReplaced({ dir: path.join(spec.jobDir, rolloutName) } as Attempt, next, "retried");
+    await markReplaced(path.join(spec.jobDir, rolloutName), next, "retried");
     spec.warn(
       `${spec.repeatLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
     );

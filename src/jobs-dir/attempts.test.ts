@@ -2,9 +2,9 @@
 // rule applied in the wrong order picks the other attempt.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type AttemptFacts, finalAttempt, supersededIn } from "./attempts.js";
+import { type AttemptFields, finalAttempt, supersededIn } from "./attempts.js";
 
-function attempt(name: string, facts: Partial<AttemptFacts> = {}): AttemptFacts {
+function attempt(name: string, facts: Partial<AttemptFields> = {}): AttemptFields {
   return {
     dir: `/jobs/j/${name}`,
     name,
@@ -20,11 +20,11 @@ function attempt(name: string, facts: Partial<AttemptFacts> = {}): AttemptFacts 
   };
 }
 
-const pick = (...attempts: AttemptFacts[]) => finalAttempt(attempts)?.name ?? null;
+const pick = (...attempts: AttemptFields[]) => finalAttempt(attempts)?.name ?? null;
 
 describe("the final attempt", () => {
   it("is never a replaced one, even scored, newest and highest", () => {
-    const replaced = { replacedBy: "t__b", reason: "retried", at: null };
+    const replaced = { replacedBy: "t__b", reason: "retried", at: null, marker: true };
     const a = attempt("t__a", { replaced, reward: 1, attempt: 9, startedAt: "2026-02", mtimeMs: 9 });
     assert.equal(pick(a, attempt("t__b")), "t__b");
     assert.equal(pick(a), null);
@@ -66,12 +66,12 @@ describe("supersededIn", () => {
     const out = supersededIn(rollouts, true);
     assert.deepEqual(
       [...out.entries()],
-      [["/jobs/j/t__a", { replacedBy: "t__b", reason: "retried", at: null }]],
+      [["/jobs/j/t__a", { replacedBy: "t__b", reason: "retried", at: null, marker: false }]],
     );
   });
 
   it("outside an evaluation, only a marker replaces", () => {
-    const replaced = { replacedBy: "t__b", reason: "resumed", at: "2026-01-01" };
+    const replaced = { replacedBy: "t__b", reason: "resumed", at: "2026-01-01", marker: true };
     const out = supersededIn([attempt("t__a", { replaced }), attempt("t__b"), attempt("t__c")], false);
     assert.deepEqual([...out.entries()], [["/jobs/j/t__a", replaced]]);
   });

@@ -1,24 +1,32 @@
-// The one reader of the jobs directory. The run side (resume, loadJob) and the train side (convert,
-// stream, validate's inputs) both read through it; later readers (other layouts, a viewer) extend it.
-//   layout      file names and folder patterns
-//   discover    job folders and rollout folders under a path
-//   rollout     one rollout folder: result, marker, trial key, attempt facts, outcome
-//   infer       the train side's filling of what upstream's result.json leaves out
-//   outcome     the outcome fields, derived one way
-//   attempts    the one final-attempt rule
-//   job-files   plan, summary (not_started, stopped), lock, job state
-//   read        a job folder read whole; a job's identity (JobInfo: id, plan) for the train side
-//   config      a rollout's config.json (older camelCase policy keys read as today's)
-//   exchange    one recorded model call: a line of trajectory/llm_trajectory.jsonl, read through guards
+// The read side of the jobs directory: the one model of what a run wrote, read one way by every
+// reader (loadJob, resume, bench train convert | stream | validate, bench results, bench view).
+//   layout       file names and folder patterns
+//   discover     job folders and rollout folders under a path
+//   job          a job folder as readers name it (Job: id, repeat, plan)
+//   rollout      the Rollout record: one rollout folder, read once
+//   result-file  result.json and replaced.json
+//   outcome      how a rollout ended (Outcome), derived one way
+//   attempts     the one final-attempt rule (settleAttempts)
+//   scan         a tree read job by job (scanJobs, scanRollouts)
+//   calls        what a rollout's model calls say (CallFacts)
+//   load-job     loadJob: the library's reader
+//   infer        filling what upstream's result.json leaves out
+//   job-files    plan, summary (not_started, stopped), lock, job state
+//   config       a rollout's config.json (older camelCase policy keys read as today's)
+//   exchange     one recorded model call: a line of trajectory/llm_trajectory.jsonl
+//   groups/      group keys, the seed's withholding rules, advantages (the trainer's and the viewer's)
+//   conversation/ a recorded call, in any dialect, as chat messages with its tool calls
 export {
-  type AttemptFacts,
+  type AttemptFields,
   compareAttempts,
   finalAttempt,
   olderFirst,
-  rolloutKeyOf as trialKeyOf,
+  rolloutKeyOf,
+  settleAttempts,
   supersededIn,
 } from "./attempts.js";
-export { readRolloutConfig as readTrialConfig } from "./config.js";
+export { type CallFacts, callFactsOf, readRolloutExchanges, withCalls } from "./calls.js";
+export { readRolloutConfig } from "./config.js";
 export {
   discoverJobs,
   type FoundJob,
@@ -43,6 +51,7 @@ export {
   wireOf,
 } from "./exchange.js";
 export { type Inferred, inferResult, parsePythonJson } from "./infer.js";
+export { type Job, readJob, readJobs } from "./job.js";
 export {
   type JobState,
   jobState,
@@ -53,21 +62,24 @@ export {
   type SummaryFacts,
 } from "./job-files.js";
 export * from "./layout.js";
-export { deriveOutcome, type RolloutOutcome, rewardOf } from "./outcome.js";
+export { type JobCounts, type LoadedJob, type LoadJobOptions, loadJob } from "./load-job.js";
+export { NO_OUTCOME, type Outcome, outcomeOfResult, rewardOf } from "./outcome.js";
+export { type Replaced, type ResultState, readObject, readReplaced, readResult } from "./result-file.js";
 export {
-  finalRollouts,
-  type JobFolder,
-  type JobInfo,
-  readJobFolder,
-  readJobInfo,
-  readJobInfos,
-  readJobs,
-} from "./read.js";
-export {
-  type Replaced,
-  type ResultState,
-  type RolloutFolder,
-  readObject,
-  readResult,
-  readRolloutFolder,
+  endedWithError,
+  numericRewards,
+  type ReadContext,
+  type Rollout,
+  readRollout,
+  rewardsField,
 } from "./rollout.js";
+export {
+  assertFolder,
+  assertRollouts,
+  type JobRollouts,
+  type JobsScan,
+  type ScanOptions,
+  scanFound,
+  scanJobs,
+  scanRollouts,
+} from "./scan.js";

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { inferResult, parsePythonJson } from "./infer.js";
-import { readRolloutFolder } from "./rollout.js";
+import { scanRollouts } from "./scan.js";
 import { tmp } from "./testing/tmp.js";
 
 const from = (
@@ -101,11 +101,13 @@ describe("inferResult", () => {
       path.join(dir, "result.json"),
       '{"task_name": "task-a", "rewards": {"reward": 1.0}, "agent_result": {"cost_usd": NaN}}',
     );
-    const train = await readRolloutFolder(dir, { infer: true });
+    const [train] = (await scanRollouts(dir, { infer: true })).rollouts;
+    assert.ok(train);
     assert.equal(train.resultState, "present");
     assert.equal(train.reward, 1);
     assert.ok(train.ignored["(file)"]);
-    const run = await readRolloutFolder(dir);
+    const [run] = (await scanRollouts(dir, { infer: false })).rollouts;
+    assert.ok(run);
     assert.equal(run.resultState, "truncated");
     assert.deepEqual(run.inferred, {});
   });

@@ -7,7 +7,7 @@ import path from "node:path";
 import { EvaluationPlan, JobSummary } from "../schemas/result.js";
 import { pidAlive } from "../util/process.js";
 import { LOCK, PLAN, SUMMARY } from "./layout.js";
-import { readObject } from "./rollout.js";
+import { readObject } from "./result-file.js";
 
 export async function readPlan(jobDir: string): Promise<EvaluationPlan | null> {
   const raw = await readObject(path.join(jobDir, PLAN));

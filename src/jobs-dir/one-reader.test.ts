@@ -6,16 +6,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { finalAttempt, needsRun, scanAttempts } from "../job/attempts.js";
-import { loadJob } from "../job/load-job.js";
 import type { StreamRecord } from "../schemas/rollout-stream.js";
 import { convertJob } from "../train/convert/convert.js";
 import { streamRollouts } from "../train/stream/stream.js";
+import { loadJob } from "./load-job.js";
 import { type RolloutSpec, writeJob } from "./testing/job-builder.js";
 import { tmp } from "./testing/tmp.js";
 
 /** What every reader says is the final attempt of `task` and its outcome. */
 async function verdicts(jobDir: string, task: string) {
-  const loaded = (await loadJob(jobDir)).trials.filter((t) => t.taskName === task);
+  const loaded = (await loadJob(jobDir)).trials.filter((t) => t.task === task);
   assert.equal(loaded.length, 1, "loadJob lists one final attempt per trial");
   const resumed = finalAttempt((await scanAttempts(jobDir)).get(task) ?? []);
   const streamed: StreamRecord[] = [];
@@ -26,7 +26,7 @@ async function verdicts(jobDir: string, task: string) {
   const converted = await convertJob({ jobs: jobDir, out, groupAdvantage: "grpo" });
   const live = (records: StreamRecord[]) => records.filter((r) => !r.retried);
   return {
-    loadJob: [loaded[0]?.rolloutName, loaded[0]?.outcome],
+    loadJob: [loaded[0]?.name, loaded[0]?.outcome.category],
     resume: [resumed?.name, resumed ? needsRun(resumed) : null],
     stream: live(streamed).map((r) => [r.rollout, r.outcome_category]),
     follow: live(followed).map((r) => [r.rollout, r.outcome_category]),
@@ -78,7 +78,7 @@ describe("one reader of the jobs directory", () => {
     });
     const all = await loadJob(dir, { attempts: "all" });
     assert.deepEqual(
-      all.trials.map((t) => [t.rolloutName, t.replaced, t.errorCategory]),
+      all.trials.map((t) => [t.name, t.replaced !== null, t.outcome.errorCategory]),
       [
         ["probe__0000000a", true, "agent_error"],
         ["probe__0000000b", false, "agent_error"],

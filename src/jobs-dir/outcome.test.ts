@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { RolloutResult } from "../schemas/result.js";
-import { deriveOutcome } from "./outcome.js";
+import { NO_OUTCOME, outcomeOfResult, rewardOf } from "./outcome.js";
 
 const result = (fields: Record<string, unknown>) =>
   RolloutResult.parse({
@@ -15,19 +15,20 @@ const result = (fields: Record<string, unknown>) =>
     ...fields,
   });
 
-describe("deriveOutcome", () => {
+describe("outcomeOfResult", () => {
   it("an error without a category is agent_error, and stays scored when the verifier wrote a reward", () => {
-    const o = deriveOutcome(result({ error: "exit 1", rewards: { reward: 0.25 } }));
+    const r = result({ error: "exit 1", rewards: { reward: 0.25 } });
+    const o = outcomeOfResult(r);
     assert.deepEqual(
-      [o.errorCategory, o.outcome, o.reward, o.scoreOutcome, o.maskCategory],
+      [o.errorCategory, o.category, rewardOf(r), o.scoreOutcome, o.maskCategory],
       ["agent_error", "agent_error", 0.25, "failed", "agent_error"],
     );
   });
 
   it("a verifier error without a category is verifier_failure, unscored", () => {
-    const o = deriveOutcome(result({ verifier_error: "no reward file" }));
+    const o = outcomeOfResult(result({ verifier_error: "no reward file" }));
     assert.deepEqual(
-      [o.verifierErrorCategory, o.outcome, o.scoreOutcome, o.maskCategory],
+      [o.verifierErrorCategory, o.category, o.scoreOutcome, o.maskCategory],
       ["verifier_failure", "verifier_failure", "verifier_errored", "verifier_failure"],
     );
   });
@@ -35,30 +36,32 @@ describe("deriveOutcome", () => {
   it("an infrastructure, user or task failure is the outcome over a verifier error; a policy one is not", () => {
     for (const c of ["provider_error", "config_error", "task_error", "sandbox_setup"])
       assert.equal(
-        deriveOutcome(result({ error_category: c, verifier_error_category: "verifier_timeout" })).outcome,
+        outcomeOfResult(result({ error_category: c, verifier_error_category: "verifier_timeout" })).category,
         c,
       );
-    const timeout = deriveOutcome(
+    const timeout = outcomeOfResult(
       result({ error_category: "timeout", verifier_error_category: "verifier_timeout" }),
     );
-    assert.deepEqual([timeout.outcome, timeout.maskCategory], ["verifier_timeout", "timeout"]);
+    assert.deepEqual([timeout.category, timeout.maskCategory], ["verifier_timeout", "timeout"]);
   });
 
   it("the stored outcome field does not override the categories", () => {
     assert.equal(
-      deriveOutcome(result({ error_category: "provider_error", outcome: null })).outcome,
+      outcomeOfResult(result({ error_category: "provider_error", outcome: null })).category,
       "provider_error",
     );
   });
 
   it("no readable result has no outcome and no score bucket", () => {
-    assert.deepEqual(deriveOutcome(null), {
-      reward: null,
+    assert.deepEqual(outcomeOfResult(null), {
+      category: null,
       errorCategory: null,
       verifierErrorCategory: null,
-      outcome: null,
-      scoreOutcome: null,
       maskCategory: null,
+      scoreOutcome: null,
+      error: null,
+      verifierError: null,
     });
+    assert.equal(outcomeOfResult(null), NO_OUTCOME);
   });
 });

@@ -1,159 +1,111 @@
-// One rollout folder as every reader sees it: its result (or that the result is missing or cut
-// short), its trial key (task, agent, model), its attempt facts, the retry marker, and its outcome.
+// The read model: one rollout folder as every reader sees it (loadJob, resume, convert, stream,
+// validate, results, the viewer). Its folder and job, what ran (the facts a group is keyed on),
+// its attempt chain, how it ended, and, once a reader needs them, its model calls. A missing or
+// cut-short result still belongs to its rollout: its facts come from the job's plan, else from
+// config.json, else from the folder name.
+//
+// The record is small (a few hundred bytes): the viewer keeps 10,000 of them. What is not here is
+// read from the folder when asked for (readResult, readExchanges, readRolloutConfig).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { type EvaluationPlan, ReplacedMarker, RolloutResult } from "../schemas/result.js";
-import { type Inferred, inferResult, parsePythonJson } from "./infer.js";
-import { CONFIG, groupAttemptOf, REPLACED, RESULT, taskOfRolloutName } from "./layout.js";
-import { deriveOutcome, type RolloutOutcome } from "./outcome.js";
+import type { AgentResult, EvaluationPlan, RolloutExecutor, RolloutResult } from "../schemas/result.js";
+import type { CallFacts } from "./calls.js";
+import { type Inferred, inferResult } from "./infer.js";
+import type { Job } from "./job.js";
+import { CONFIG, groupAttemptOf, taskOfRolloutName } from "./layout.js";
+import { type Outcome, outcomeOfResult, rewardOf } from "./outcome.js";
+import {
+  type Replaced,
+  type ResultRead,
+  type ResultState,
+  readObject,
+  readReplaced,
+  readResultFile,
+} from "./result-file.js";
 
-/** present: result.json parsed; missing: none yet (running, or the run died); truncated: cut short or not a result. */
-export type ResultState = "present" | "missing" | "truncated";
-
-/** A replaced.json: this attempt counts in no group. */
-export interface Replaced {
-  /** The rollout folder name of the attempt that replaced this one; null when the marker does not say. */
-  replacedBy: string | null;
-  reason: string;
-  at: string | null;
-}
-
-export interface RolloutFolder {
-  dir: string;
+export interface Rollout {
+  /** The folder's name: `<task>__<8 hex>` as bench run and upstream write it. */
   name: string;
-  resultState: ResultState;
-  result: RolloutResult | null;
-  /** Why a present file did not read as a result (cut short, or a field of the wrong type). */
-  resultProblem: string | null;
-  replaced: Replaced | null;
+  /** The rollout folder, absolute. */
+  dir: string;
+  /** The folder below the path the reader was given, `/`-separated (a stream record's rollout_path). */
+  relPath: string;
+  /** The folder as the user would write it: the path they gave, joined with relPath. */
+  displayDir: string;
+  job: Job;
+
+  /** What ran: the facts a group is keyed on. */
   task: string;
   agent: string | null;
   model: string | null;
   taskDigest: string | null;
-  /** The attempt number the writer recorded (1 for the first run of a trial), else the folder name's `-aK`. */
+  /** The policy version result.json records (bench run --policy-version), else null. */
+  policyVersion: string | null;
+
+  /** The attempt number the writer recorded (1 for the first), else the folder name's `-aK`. */
   attempt: number | null;
-  /** A rollout_group member (`<group_id>-rNN`) when the folder name says so. */
+  /** A rollout_group member (`<group_id>-rNN`) when the folder name says so: its attempts are one rollout. */
   member: string | null;
+  /** The attempt this one replaced (result.json `replaces`). */
+  replaces: string | null;
+  /**
+   * Set when this attempt is not final: a replaced.json beside it, or (once the job's attempts were
+   * read together, settleAttempts) a later or better attempt of the same rollout. Counts in no group.
+   */
+  replaced: Replaced | null;
   startedAt: string | null;
   finishedAt: string | null;
   /** The folder's mtime: the last tie-break of the attempt rule (a copy can change it). */
   mtimeMs: number;
+
+  resultState: ResultState;
+  /** Why a present file did not read as a result (cut short, or a field of the wrong type). */
+  resultProblem: string | null;
+  /** A finite rewards.reward, else null: unscored, never 0. */
   reward: number | null;
-  outcome: RolloutOutcome;
-  /** Read with `infer`: what was filled in for a result.json that lacks fields, and from where ({} when none). */
+  /** result.json `rewards` as written: the scalar and the task's own keys (null when unscored). */
+  rewards: RolloutResult["rewards"];
+  outcome: Outcome;
+  /** The agent's trajectory was cut short (result.json partial_trajectory). */
+  partialTrajectory: boolean;
+  /** result.json agent_result: tokens, cost, calls. */
+  usage: AgentResult | null;
+  /** Where it ran when not here (--executor slurm: its node and SLURM job). */
+  executor: RolloutExecutor | null;
+  /** What its model calls say, once a reader read them (withCalls); null before. */
+  calls: CallFacts | null;
+
+  /** Read with `infer`: what was filled in for a result.json that lacks fields, and from where. */
   inferred: Inferred;
   /** Read with `infer`: fields of the wrong type that were left out, and why. */
   ignored: Record<string, string>;
 }
 
+/** Where a rollout folder is read from. */
+export interface ReadContext {
+  job: Job;
+  /** The folder the reader was given, absolute, and as the user wrote it. */
+  root: string;
+  displayRoot: string;
+  /**
+   * Fill in what a result.json written by upstream leaves out (infer.ts) and say what came from
+   * where; without it (loadJob, resume) a result that lacks a field we write reads as cut short.
+   */
+  infer?: boolean;
+}
+
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
 
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
-}
-
-/** A JSON object file, or null when it is absent or not an object. */
-export async function readObject(file: string): Promise<Record<string, unknown> | null> {
-  const text = await readText(file);
-  if (text === undefined) return null;
-  try {
-    const v = JSON.parse(text);
-    return isRecord(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
-interface ResultRead {
-  state: ResultState;
-  result: RolloutResult | null;
-  problem: string | null;
-  /** The parsed file when it is a JSON object (what inference starts from). */
-  raw: Record<string, unknown> | null;
-}
-
-async function readResultFile(dir: string, infer = false): Promise<ResultRead> {
-  const text = await readText(path.join(dir, RESULT));
-  if (text === undefined) return { state: "missing", result: null, problem: null, raw: null };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    const problem = `not valid JSON (${(err as Error).message})`;
-    // Upstream's json.dumps writes NaN and Infinity: the train side reads them as null.
-    const python = infer ? parsePythonJson(text) : undefined;
-    return { state: "truncated", result: null, problem, raw: isRecord(python) ? python : null };
-  }
-  const obj = isRecord(raw) ? raw : null;
-  const parsed = RolloutResult.safeParse(raw);
-  if (parsed.success) return { state: "present", result: parsed.data, problem: null, raw: obj };
-  const issue = parsed.error.issues[0];
-  const field = issue?.path.join(".") || "(top level)";
-  return {
-    state: "truncated",
-    result: null,
-    problem: `field ${field}: ${issue?.message ?? "invalid"}`,
-    raw: obj,
-  };
-}
-
-/** result.json read whole: a result that lacks a field we write reads as cut short. */
-export async function readResult(
-  dir: string,
-): Promise<{ state: ResultState; result: RolloutResult | null; problem: string | null }> {
-  const { state, result, problem } = await readResultFile(dir);
-  return { state, result, problem };
-}
-
-/** A marker that is there but does not parse still means replaced: only a retry or resume writes one. */
-async function readReplaced(dir: string): Promise<Replaced | null> {
-  const text = await readText(path.join(dir, REPLACED));
-  if (text === undefined) return null;
-  let raw: unknown = null;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    // keep raw null
-  }
-  const parsed = ReplacedMarker.safeParse(raw);
-  if (parsed.success)
-    return { replacedBy: parsed.data.replaced_by, reason: parsed.data.reason, at: parsed.data.at };
-  const r = isRecord(raw) ? raw : {};
-  return { replacedBy: str(r.replaced_by), reason: str(r.reason) ?? "retried", at: str(r.at) };
-}
-
-/**
- * Reads one rollout folder. A missing or cut-short result still belongs to its trial: its key values
- * come from the job's plan, else from the rollout's config.json, else from the folder name. With
- * `infer` (the train side), a result.json that lacks fields we write (upstream's) is filled in as
- * upstream's readers fill it (infer.ts), and `inferred` says what came from where.
- */
-export async function readRolloutFolder(
-  dir: string,
-  job: { plan?: EvaluationPlan | null; infer?: boolean } = {},
-): Promise<RolloutFolder> {
-  const [read, replaced, stat] = await Promise.all([
-    readResultFile(dir, job.infer),
-    readReplaced(dir),
-    fs.stat(dir).catch(() => null),
-  ]);
-  const name = path.basename(dir);
-  const plan = job.plan ?? null;
+/** The result, filled in from the folder's other files when the reader infers. */
+async function resultOf(dir: string, read: ResultRead, plan: EvaluationPlan | null, infer: boolean) {
   let { state, result, problem } = read;
+  // config.json is read only when the strict read failed: a whole result names its agent and model.
   const config = result ? null : await readObject(path.join(dir, CONFIG));
-  let inferred: Inferred = {};
-  let ignored: Record<string, string> = {};
-  if (job.infer && read.raw) {
-    // config.json is read only when the strict read failed: a whole result names its agent and model.
-    const filled = inferResult(read.raw, { name, config, plan });
+  let inferred: Inferred = NOTHING;
+  let ignored: Record<string, string> = NOTHING;
+  if (infer && read.raw) {
+    const filled = inferResult(read.raw, { name: path.basename(dir), config, plan });
     if ("problem" in filled) problem = filled.problem;
     else {
       ({ result, inferred, ignored } = filled);
@@ -163,16 +115,37 @@ export async function readRolloutFolder(
       problem = null;
     }
   }
+  return { state, result, problem, config, inferred, ignored };
+}
+
+function policyVersionOf(result: RolloutResult | null): string | null {
+  const own = (result as Record<string, unknown> | null)?.policy_version;
+  return typeof own === "string" || typeof own === "number" ? String(own) : null;
+}
+
+export async function readRollout(dir: string, ctx: ReadContext): Promise<Rollout> {
+  const [read, replaced, stat] = await Promise.all([
+    readResultFile(dir, ctx.infer),
+    readReplaced(dir),
+    fs.stat(dir).catch(() => null),
+  ]);
+  const name = path.basename(dir);
+  const plan = ctx.job.plan;
+  const { state, result, problem, config, inferred, ignored } = await resultOf(
+    dir,
+    read,
+    plan,
+    ctx.infer === true,
+  );
   const groupAttempt = groupAttemptOf(name);
   const task = str(result?.task_name) ?? taskOfRolloutName(name);
-  const outcome = deriveOutcome(result);
+  const rel = path.relative(ctx.root, dir);
   return {
-    dir,
     name,
-    resultState: state,
-    result,
-    resultProblem: problem,
-    replaced,
+    dir,
+    relPath: rel.split(path.sep).join("/") || name,
+    displayDir: rel ? path.join(ctx.displayRoot, rel) : ctx.displayRoot,
+    job: ctx.job,
     task,
     agent: str(result?.agent) ?? str(plan?.agent) ?? str(config?.agent),
     model: result ? (result.model ?? null) : (str(plan?.model) ?? str(config?.model)),
@@ -180,14 +153,42 @@ export async function readRolloutFolder(
       str(result?.task_digest) ??
       str(plan?.tasks?.find((t) => t.name === task)?.digest) ??
       str(config?.task_digest),
+    policyVersion: policyVersionOf(result),
     attempt: typeof result?.attempt === "number" ? result.attempt : (groupAttempt?.attempt ?? null),
     member: groupAttempt?.member ?? null,
+    replaces: str(result?.replaces),
+    replaced,
     startedAt: str(result?.started_at),
     finishedAt: str(result?.finished_at),
     mtimeMs: stat?.mtimeMs ?? 0,
-    reward: outcome.reward,
-    outcome,
+    resultState: state,
+    resultProblem: problem,
+    reward: rewardOf(result),
+    rewards: result?.rewards ?? null,
+    outcome: outcomeOfResult(result),
+    partialTrajectory: result?.partial_trajectory === true,
+    usage: result?.agent_result ?? null,
+    executor: result?.executor ?? null,
+    calls: null,
     inferred,
     ignored,
   };
+}
+
+/** An error, a verifier error or a partial trajectory: without groups such a rollout gives no row. */
+export function endedWithError(r: Rollout): boolean {
+  return r.outcome.maskCategory !== null || r.partialTrajectory;
+}
+
+/** The numeric keys of rewards when scored (the task's keys, a multi-step task's steps); upstream's may carry others. */
+export function numericRewards(r: Pick<Rollout, "reward" | "rewards">): Record<string, number> | null {
+  if (r.reward === null || !r.rewards) return null;
+  const entries = Object.entries(r.rewards).filter(([, v]) => typeof v === "number" && Number.isFinite(v));
+  return Object.fromEntries(entries) as Record<string, number>;
+}
+
+/** The `rewards` of a row, a stream record or a manifest member: numeric keys when scored, else absent. */
+export function rewardsField(r: Pick<Rollout, "reward" | "rewards">): { rewards?: Record<string, number> } {
+  const rewards = numericRewards(r);
+  return rewards ? { rewards } : {};
 }

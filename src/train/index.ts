@@ -1,8 +1,7 @@
 // The training-data library: the same code paths as `bench train convert | stream | validate`.
-// One folder per step; the jobs directory itself is read by src/jobs-dir (the seam), not here.
-//   rollouts/   the train side's facts of each rollout folder jobs-dir read, and one scan of a tree
-//   groups/     group keys, settling a group, advantages (pure maths)
-//   dialects/   a recorded call (any dialect) as chat messages and tools (the walks: src/dialects)
+// One folder per step; the jobs directory itself, its rollouts, their groups and advantages and a
+// recorded call as a conversation are the read side's (src/jobs-dir), shared with the viewer.
+//   signal/     reward vectors and their advantages (--reward-vector)
 //   tokens/     token sequences from captured token ids
 //   convert/    rows and the manifest (`bench train convert`)
 //   inputs/     convert's other sources: a results.jsonl or an existing trainer JSONL
@@ -17,11 +16,6 @@ export * from "../schemas/train-rows.js";
 export { convertLines, textLine } from "./console.js";
 export { convertJob } from "./convert/convert.js";
 export type { ConvertOptions, ConvertResult, GroupTotals } from "./convert/types.js";
-export { baselineOf, EPS, FORMULAS, NORMALISATIONS, type Normalisation } from "./groups/advantage.js";
-export type { GroupKey, MemberState, Settled } from "./groups/groups.js";
-export { groupBlock, groupKeyOf, memberWithheld, parseGroupBy, settleGroup } from "./groups/groups.js";
-export type { RolloutFacts } from "./rollouts/facts.js";
-export { type Scan, scanRollouts } from "./rollouts/scan.js";
 export type { StreamEnd } from "./stream/end.js";
 export { JobProcessGone, RunStopped, StreamTimeout } from "./stream/errors.js";
 export { type StreamOptions, streamRollouts } from "./stream/stream.js";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { loadJob } from "../job/load-job.js";
+import { loadJob } from "../jobs-dir/load-job.js";
 import { tmp } from "../jobs-dir/testing/tmp.js";
 import { convertJob } from "./convert/convert.js";
 import { streamRollouts } from "./stream/stream.js";
@@ -228,8 +228,12 @@ describe("jobs folders in upstream's layouts", () => {
     const { job } = jobs07();
     const loaded = await loadJob(job);
     assert.deepEqual(
-      loaded.trials.map((t) => t.result),
-      [null, null, null],
+      loaded.trials.map((t) => [t.resultState, t.reward]),
+      [
+        ["truncated", null],
+        ["truncated", null],
+        ["truncated", null],
+      ],
     );
   });
 

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
-import type { Normalisation } from "../train/groups/advantage.js";
+import type { Normalisation } from "../jobs-dir/groups/advantage.js";
 import { html, trusted } from "./html/escape.js";
 import { groupSection } from "./html/group-page.js";
 import { page } from "./html/layout.js";
@@ -58,7 +58,7 @@ export async function exportRun(
     for (const g of s.groups) await write(groupSection(g, links, norm, anchorId("group", g.url_id)).value);
     await write(`<h2>Rollouts</h2>`);
     for (const r of index.live())
-      await write(rolloutSection(await readRolloutDetail(r), links, anchorId("rollout", r.path)).value);
+      await write(rolloutSection(await readRolloutDetail(r), links, anchorId("rollout", r.relPath)).value);
     await write(tail);
     out.end();
     await once(out, "finish");

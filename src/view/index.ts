@@ -12,5 +12,5 @@ export {
   type RunSummary,
   summaryFromIndex,
 } from "./model/run-summary.js";
-export type { Category, RolloutSummary } from "./model/summary.js";
+export type { Category } from "./model/summary.js";
 export { isLoopback, startViewServer, type ViewServer, type ViewServerOptions } from "./server.js";

@@ -8,7 +8,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { UserInputError } from "../errors.js";
-import type { Normalisation } from "../train/groups/advantage.js";
+import type { Normalisation } from "../jobs-dir/groups/advantage.js";
 import { abPage } from "./html/ab-page.js";
 import { html } from "./html/escape.js";
 import { groupSection, missingGroup } from "./html/group-page.js";
@@ -119,7 +119,7 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
     const p = decodePath(new URL(c.req.url).pathname.slice("/rollouts/".length));
     const r = p === null ? undefined : index.rollouts.get(p);
     if (!r) return send(c, "no such rollout", html`<h1>No such rollout</h1><p>${p ?? ""}</p>`, 404, false);
-    return send(c, `rollout ${r.path}`, rolloutSection(await readRolloutDetail(r), linksOf(c)));
+    return send(c, `rollout ${r.relPath}`, rolloutSection(await readRolloutDetail(r), linksOf(c)));
   });
 
   app.get("/compare", async (c) => {

@@ -5,17 +5,15 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
+import { conversationOf } from "../../jobs-dir/conversation/index.js";
 import { callPurposeOf, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
-import { TRAJECTORY } from "../../jobs-dir/index.js";
+import { groupKeyOf, parseGroupBy } from "../../jobs-dir/groups/groups.js";
+import { assertRollouts, type Rollout, scanJobs, TRAJECTORY } from "../../jobs-dir/index.js";
 import { DEFAULT_GROUP_BY } from "../../schemas/train-rows.js";
 import { floatJson } from "../../util/float-json.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { RowWriter } from "../convert/row-writer.js";
 import { PRIMARY } from "../convert/rows.js";
-import { conversationOf } from "../dialects/index.js";
-import { groupKeyOf, parseGroupBy } from "../groups/groups.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
-import { assertRollouts, scanJobs } from "../rollouts/scan.js";
 import { type Member, rowsOfTree } from "./rows.js";
 import { forksOf, messageKey } from "./tree.js";
 
@@ -57,11 +55,11 @@ export interface BranchTreeResult {
 }
 
 /** The oracle runs the task's own solution: its rollouts are not samples of the policy. */
-function isOracle(r: RolloutFacts): boolean {
+function isOracle(r: Rollout): boolean {
   return r.agent === "oracle";
 }
 
-async function memberOf(r: RolloutFacts, skip: (k: BranchSkip) => void, includeOracle: boolean) {
+async function memberOf(r: Rollout, skip: (k: BranchSkip) => void, includeOracle: boolean) {
   if (r.resultState === "missing") return skip("skipped_no_result");
   if (r.resultState === "truncated") return skip("skipped_truncated_result");
   if (r.reward === null) return skip("skipped_unscored");
@@ -84,7 +82,7 @@ async function memberOf(r: RolloutFacts, skip: (k: BranchSkip) => void, includeO
     agent: r.agent,
     model: r.model,
     // Upstream's outcome: passed, failed, errored, verifier_errored.
-    status: r.result?.scoreOutcome ?? null,
+    status: r.outcome.scoreOutcome,
   };
   return member;
 }
@@ -120,7 +118,7 @@ export async function convertBranchTree(opts: BranchTreeOptions): Promise<Branch
         throw new UserInputError(
           `--out ${opts.out} is inside the rollout folder ${r.displayDir}; write it somewhere else, for example train/tree.jsonl.`,
         );
-      if (j.retried.has(r.dir)) {
+      if (r.replaced) {
         skip("skipped_retried");
         continue;
       }

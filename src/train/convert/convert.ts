@@ -4,16 +4,27 @@
 // size of a group, not the number of rollouts.
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
-import { JOB_MARKERS, type JobInfo, looksLikeRollout, RESULT, TRAJECTORY } from "../../jobs-dir/index.js";
+import { NORMALISATIONS } from "../../jobs-dir/groups/advantage.js";
+import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey } from "../../jobs-dir/groups/groups.js";
+import {
+  assertRollouts,
+  endedWithError,
+  JOB_MARKERS,
+  type Job,
+  type JobRollouts,
+  type JobsScan,
+  looksLikeRollout,
+  RESULT,
+  type Rollout,
+  readRollout,
+  scanJobs,
+  withCalls,
+} from "../../jobs-dir/index.js";
 import { checkOptionKeys, opt } from "../../options.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { mapLimit } from "../../util/limit.js";
-import { NORMALISATIONS } from "../groups/advantage.js";
-import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey } from "../groups/groups.js";
 import { convertJsonlInput, isJsonlInput } from "../inputs/jsonl-input.js";
-import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
-import { assertRollouts, type JobScan, type ScannedJob, scanJobs } from "../rollouts/scan.js";
+import { rewardVectorOf } from "../signal/reward-vector.js";
 import { messageWindowOf } from "../tokenizer/options.js";
 import { NO_WINDOW } from "../tokenizer/window.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
@@ -88,7 +99,7 @@ function assertOptions(opts: ConvertOptions): { format: RowFormat; rowMode: RowM
 }
 
 /** Writing over a file we read would lose the input: refuse before touching anything. */
-async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void> {
+async function assertOutputs(opts: ConvertOptions, scan: JobsScan): Promise<void> {
   const out = opt("out");
   const manifest = opt("manifest");
   const targets: Array<[string, string]> = [[out, opts.out]];
@@ -118,11 +129,11 @@ async function assertOutputs(opts: ConvertOptions, scan: JobScan): Promise<void>
 }
 
 /** Replaced attempts are counted and listed, never converted; the rest come back in path order. */
-function liveRollouts(j: ScannedJob, stats: ConvertStats, opts: ConvertOptions): RolloutFacts[] {
-  const live: RolloutFacts[] = [];
+function liveRollouts(j: JobRollouts, stats: ConvertStats, opts: ConvertOptions): Rollout[] {
+  const live: Rollout[] = [];
   for (const r of j.rollouts) {
     stats.noteInferred(r);
-    const retried = j.retried.get(r.dir);
+    const retried = r.replaced;
     if (retried) {
       stats.skip("skipped_retried");
       stats.retried.push({
@@ -184,7 +195,12 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
       for (const [id, g] of groups) {
         // Each group's folders are let go once its rows are out.
         groups.delete(id);
-        const where = (m: GroupRef) => ({ job: m.job, root: scan.root, displayRoot: scan.displayRoot });
+        const where = (m: GroupRef) => ({
+          job: m.job,
+          root: scan.root,
+          displayRoot: scan.displayRoot,
+          infer: true,
+        });
         const members = await mapLimit(g.members, 8, (m) => readRollout(m.dir, where(m)));
         await writeGroup(id, { key: g.key, members } satisfies ConvertGroup, { ...ctx, totals, by });
       }
@@ -202,11 +218,11 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
 }
 
 /** Without groups: upstream's rules; a rollout that ended with an error gives no row. */
-async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
+async function writePlain(r: Rollout, ctx: WriteContext): Promise<void> {
   const { stats } = ctx;
   if (r.resultState === "missing") return stats.skip("skipped_no_result");
   if (r.resultState === "truncated") return stats.skip("skipped_truncated_result");
-  if (r.result?.endedWithError) return stats.skip("skipped_terminal_error");
+  if (endedWithError(r)) return stats.skip("skipped_terminal_error");
   if (ctx.minReward !== undefined && (r.reward === null || r.reward < ctx.minReward))
     return stats.skip("skipped_reward");
   const { exchanges, roles } = await readCalls(r, stats, ctx.format);
@@ -214,13 +230,13 @@ async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
   stats.addSkips(produced.skips);
   if (produced.notTrainingGrade)
     stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: produced.notTrainingGrade });
-  const vector = ctx.rewardVector ? { reward_vector: r.rewardVector } : {};
+  const vector = ctx.rewardVector ? { reward_vector: rewardVectorOf(r.rewards, r.reward) } : {};
   for (const s of produced.secretsInTokens ?? [])
     stats.secretsInTokens.push({ rollout_dir: r.displayDir, ...s });
   for (const { row, toolCalls } of produced.rows)
     await emitRow(ctx, row, toolCalls, {
-      outcome: r.outcome,
-      outcome_category: r.outcomeCategory,
+      outcome: r.outcome.scoreOutcome,
+      outcome_category: r.outcome.category,
       in_baseline: false,
       ...vector,
     });
@@ -228,16 +244,19 @@ async function writePlain(r: RolloutFacts, ctx: WriteContext): Promise<void> {
 
 interface GroupRef {
   dir: string;
-  job: JobInfo;
+  job: Job;
 }
 
 /** First pass: each live rollout's folder under its group id, groups in path order. */
-async function groupsOf(scan: JobScan, by: GroupByKey[], stats: ConvertStats, opts: ConvertOptions) {
+async function groupsOf(scan: JobsScan, by: GroupByKey[], stats: ConvertStats, opts: ConvertOptions) {
   const groups = new Map<string, { key: Record<string, string | null>; members: GroupRef[] }>();
   const split = new JobSplitCheck(by);
   for await (const j of scan.eachJob()) {
     for (const r of liveRollouts(j, stats, opts)) {
-      const version = by.includes("policy_version") ? await policyVersionOf(r) : null;
+      // A result without its own version is grouped by the versions its calls name.
+      const version = by.includes("policy_version")
+        ? policyVersionKey(r.policyVersion ? r : await withCalls(r))
+        : null;
       const { id, key } = groupKeyOf(r, by, version);
       split.add(r, id, version);
       const g = groups.get(id);
@@ -248,10 +267,4 @@ async function groupsOf(scan: JobScan, by: GroupByKey[], stats: ConvertStats, op
   const warning = split.warning();
   if (warning) opts.onWarning?.(warning);
   return groups;
-}
-
-async function policyVersionOf(r: RolloutFacts): Promise<string | null> {
-  if (r.result?.policyVersion) return r.result.policyVersion;
-  const exchanges = await readExchanges(path.join(r.dir, TRAJECTORY), path.join(r.displayDir, TRAJECTORY));
-  return policyVersionKey(r, policyVersions(exchanges));
 }

@@ -1,11 +1,11 @@
 // One group of a conversion: read its members' calls, settle the seed's rules, then write its rows
 // with their advantages, or none when the group is withheld.
 
+import { groupBlock, memberWithheld, type Settled, settleGroup } from "../../jobs-dir/groups/groups.js";
+import { type Rollout, rewardsField } from "../../jobs-dir/index.js";
 import type { GroupMember } from "../../schemas/train-manifest.js";
 import type { GroupByKey } from "../../schemas/train-rows.js";
-import { groupBlock, type MemberState, memberWithheld, settleGroup } from "../groups/groups.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
-import { advantageVectors, vectorNamesDiffer } from "../signal/reward-vector.js";
+import { advantageVectors, rewardVectorOf, vectorNamesDiffer } from "../signal/reward-vector.js";
 import { emitRow, readCalls, type WriteContext } from "./io.js";
 import type { RowsOutcome } from "./rows.js";
 import { rowsOfRollout } from "./rows.js";
@@ -13,7 +13,7 @@ import type { GroupTotals } from "./types.js";
 
 export interface ConvertGroup {
   key: Record<string, string | null>;
-  members: RolloutFacts[];
+  members: Rollout[];
 }
 
 interface GroupContext extends WriteContext {
@@ -22,35 +22,30 @@ interface GroupContext extends WriteContext {
 }
 
 export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupContext): Promise<void> {
-  const { members } = group;
   const { stats, totals } = ctx;
   const ref = { id, key: group.key, by: ctx.by };
   const norm = totals.normalisation;
-  const states: MemberState[] = members.map((r) => ({
-    resultState: r.resultState,
-    reward: r.reward,
-    calls: null,
-    okCalls: null,
-  }));
+  let members = group.members;
   const produced: Array<RowsOutcome | null> = members.map(() => null);
   // A group already withheld by its results needs none of its calls read.
-  if (!settleGroup(states, norm).withheld) {
+  if (!settleGroup(members, norm).withheld) {
+    members = [...members];
     for (const [i, r] of members.entries()) {
       const p = await readCalls(r, stats, ctx.format);
-      const state = states[i] as MemberState;
-      state.calls = p.calls;
-      state.okCalls = p.okCalls;
+      members[i] = { ...r, calls: p.calls };
       produced[i] = rowsOfRollout(p.exchanges ?? [], r, { ...ctx, roles: p.roles });
     }
   }
-  const s = settleGroup(states, norm);
+  const s = settleGroup(members, norm);
   // --reward-vector: each component normalised like the scalar, over the same baseline members.
-  const vectors = ctx.rewardVector ? members.map((r) => ({ reward: r.reward, vector: r.rewardVector })) : [];
+  const vectors = ctx.rewardVector
+    ? members.map((r) => ({ reward: r.reward, vector: rewardVectorOf(r.rewards, r.reward) }))
+    : [];
   const advVectors = ctx.rewardVector && !s.withheld ? advantageVectors(vectors, norm) : [];
   const namesDiffer =
     ctx.rewardVector && vectorNamesDiffer(vectors) ? { vector_names_differ: true as const } : {};
   totals.groups++;
-  totals.unscored += states.filter((m) => m.reward === null).length;
+  totals.unscored += members.filter((m) => m.reward === null).length;
   if (s.withheld) {
     totals.withheld[s.withheld] = (totals.withheld[s.withheld] ?? 0) + 1;
     stats.skip("skipped_withheld_group", members.length);
@@ -70,63 +65,56 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
       stats.notTrainingGrade.push({ rollout_dir: r.displayDir, reason: p.notTrainingGrade });
     for (const x of p.secretsInTokens ?? []) stats.secretsInTokens.push({ rollout_dir: r.displayDir, ...x });
     const block = {
-      ...groupBlock(ref, s, norm, { error: r.error, excluded: s.excluded[i] }),
+      ...groupBlock(ref, s, norm, { error: r.outcome.maskCategory, excluded: s.excluded[i] }),
       ...namesDiffer,
     };
     const signal = {
-      outcome: r.outcome,
-      outcome_category: r.outcomeCategory,
+      outcome: r.outcome.scoreOutcome,
+      outcome_category: r.outcome.category,
       in_baseline: s.inBaseline[i] ?? false,
       advantage: s.advantages[i] ?? null,
       group: block,
-      ...(ctx.rewardVector ? { reward_vector: r.rewardVector, advantage_vector: advVectors[i] ?? null } : {}),
+      ...(ctx.rewardVector
+        ? { reward_vector: vectors[i]?.vector ?? null, advantage_vector: advVectors[i] ?? null }
+        : {}),
     };
     for (const { row, toolCalls } of p.rows) await emitRow(ctx, row, toolCalls, signal);
   }
   await stats.sink.addGroup({
     ...groupBlock(ref, s, norm, { error: null }),
     withheld: s.withheld,
-    withheld_outcomes: withheldOutcomes(members, states, s.withheld),
+    withheld_outcomes: withheldOutcomes(members, s.withheld),
     ...namesDiffer,
-    members: members.map((r, i) => memberEntry(r, i, states, s)),
+    members: members.map((r, i) => memberEntry(r, i, s)),
   });
 }
 
 /** Why, in the outcome table's words: the categories of the members whose results withheld the group. */
-function withheldOutcomes(
-  members: RolloutFacts[],
-  states: MemberState[],
-  withheld: ReturnType<typeof settleGroup>["withheld"],
-): string[] {
+function withheldOutcomes(members: Rollout[], withheld: Settled["withheld"]): string[] {
   if (!withheld) return [];
   const out = new Set<string>();
-  members.forEach((r, i) => {
-    if (memberWithheld(states[i] as MemberState) === null) return;
-    out.add(r.outcomeCategory ?? (r.resultState === "present" ? "unscored" : `${r.resultState}_result`));
-  });
+  for (const r of members) {
+    if (memberWithheld(r) === null) continue;
+    out.add(r.outcome.category ?? (r.resultState === "present" ? "unscored" : `${r.resultState}_result`));
+  }
   return [...out].sort();
 }
 
-function memberEntry(
-  r: RolloutFacts,
-  i: number,
-  states: MemberState[],
-  s: ReturnType<typeof settleGroup>,
-): GroupMember {
+function memberEntry(r: Rollout, i: number, s: Settled): GroupMember {
   const m: GroupMember = {
     rollout: r.name,
     rollout_dir: r.displayDir,
     job: r.job.id,
     reward: r.reward,
-    ...(r.rewards ? { rewards: r.rewards } : {}),
+    ...rewardsField(r),
     advantage: s.advantages[i] ?? null,
-    outcome: r.outcome,
-    outcome_category: r.outcomeCategory,
-    error: r.error,
+    outcome: r.outcome.scoreOutcome,
+    outcome_category: r.outcome.category,
+    error: r.outcome.maskCategory,
     in_baseline: s.inBaseline[i] ?? false,
     result: r.resultState,
   };
-  const own = memberWithheld(states[i] as MemberState);
+  const own = memberWithheld(r);
   if (own) m.withheld_reason = own;
   const excluded = s.excluded[i];
   if (excluded) m.excluded = excluded;

@@ -1,11 +1,16 @@
 // Reading a rollout's calls and writing rows: shared by the plain and the grouped conversion.
 import path from "node:path";
 import { DataError } from "../../errors.js";
-import { type Exchange, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
-import { TRAJECTORY } from "../../jobs-dir/index.js";
+import {
+  type CallFacts,
+  callFactsOf,
+  type Exchange,
+  type Rollout,
+  readRolloutExchanges,
+  TRAJECTORY,
+} from "../../jobs-dir/index.js";
 import { opt } from "../../options.js";
 import { redactRow } from "../redact/rows.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
 import type { MessageWindow } from "../tokenizer/window.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { ManifestSink } from "./manifest-writer.js";
@@ -16,16 +21,14 @@ import { type CallRoles, callRolesOf, subagentCounts } from "./subagents.js";
 
 export interface Produced {
   exchanges: Exchange[] | undefined;
-  calls: number;
-  okCalls: number;
+  calls: CallFacts;
   /** Whose each call is, when the rollout started Claude Code subagents (not for tokens rows). */
   roles: CallRoles | null;
 }
 
-export async function readCalls(r: RolloutFacts, stats: ConvertStats, format?: RowFormat): Promise<Produced> {
-  const display = path.join(r.displayDir, TRAJECTORY);
-  const exchanges = await readExchanges(path.join(r.dir, TRAJECTORY), display);
-  if (exchanges) await stats.sink.addSource(display);
+export async function readCalls(r: Rollout, stats: ConvertStats, format?: RowFormat): Promise<Produced> {
+  const exchanges = await readRolloutExchanges(r);
+  if (exchanges) await stats.sink.addSource(path.join(r.displayDir, TRAJECTORY));
   stats.exchangesSeen += exchanges?.length ?? 0;
   const roles = exchanges && format !== "tokens" ? await callRolesOf(exchanges, r) : null;
   const sub = subagentCounts(roles);
@@ -34,8 +37,7 @@ export async function readCalls(r: RolloutFacts, stats: ConvertStats, format?: R
   stats.subagents.subagent_exchanges_seen += sub.exchanges;
   return {
     exchanges,
-    calls: exchanges?.length ?? 0,
-    okCalls: exchanges?.filter(isSuccessful).length ?? 0,
+    calls: callFactsOf(exchanges),
     roles,
   };
 }

@@ -2,6 +2,13 @@
 // (`rollout` mode) or every successful call (`exchange` mode); trl-sft keeps only the agent's own
 // calls. The group fields (outcome, in_baseline, advantage, group) are added by the caller.
 import path from "node:path";
+import { withObjectArguments } from "../../jobs-dir/conversation/common.js";
+import {
+  conversationOf,
+  type Repairs,
+  repairToolOutputs,
+  requestModelOf,
+} from "../../jobs-dir/conversation/index.js";
 import {
   callPurposeOf,
   type Exchange,
@@ -9,18 +16,15 @@ import {
   policyVersions,
   stepOf,
 } from "../../jobs-dir/exchange.js";
-import { TRAJECTORY } from "../../jobs-dir/index.js";
+import { type Rollout, rewardsField, TRAJECTORY } from "../../jobs-dir/index.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
 import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
-import { withObjectArguments } from "../dialects/common.js";
-import { conversationOf, type Repairs, repairToolOutputs, requestModelOf } from "../dialects/index.js";
-import { upstreamConversationOf } from "../dialects/upstream-rows.js";
 import { secretInTokenSource } from "../redact/rows.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
 import type { MessageWindow } from "../tokenizer/window.js";
 import { tokenReport } from "../tokens/tokens.js";
 import { checkRow, type RowFormat } from "../validate/validate.js";
 import { type CallRoles, roleFields, rowCandidates } from "./subagents.js";
+import { upstreamConversationOf } from "./upstream-rows.js";
 
 export type RowMode = "rollout" | "exchange";
 export type BaseRow =
@@ -53,12 +57,12 @@ export function lastUserWindow<M extends { role?: unknown }>(messages: M[]): M[]
   return messages;
 }
 
-function common(facts: RolloutFacts) {
+function common(facts: Rollout) {
   return {
     rollout: facts.name,
     job: facts.job.id,
     reward: facts.reward,
-    ...(facts.rewards ? { rewards: facts.rewards } : {}),
+    ...rewardsField(facts),
     agent: facts.agent,
     model: facts.model,
     source_path: path.join(facts.displayDir, TRAJECTORY),
@@ -68,7 +72,7 @@ function common(facts: RolloutFacts) {
 
 export function rowsOfRollout(
   exchanges: readonly Exchange[],
-  facts: RolloutFacts,
+  facts: Rollout,
   opts: {
     format: RowFormat;
     rowMode: RowMode;
@@ -102,7 +106,7 @@ export function rowsOfRollout(
   });
   if (picked.helpers > 0) bump("skipped_helper_calls", picked.helpers);
   const candidates = picked.calls;
-  const usage = facts.result?.usage;
+  const usage = facts.usage ?? undefined;
   for (const ex of candidates) {
     // One rollout is one row in rollout mode, with the combined reward; an exchange row names its step.
     const step = opts.rowMode === "exchange" ? stepOf(ex) : null;
@@ -165,7 +169,7 @@ export function rowsOfRollout(
 
 function tokenRows(
   exchanges: readonly Exchange[],
-  facts: RolloutFacts,
+  facts: Rollout,
   out: RowsOutcome,
   redact: boolean,
 ): RowsOutcome {

@@ -5,10 +5,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { RESULT, supersededIn } from "../../jobs-dir/index.js";
+import { type JobRollouts, type JobsScan, RESULT, settleAttempts } from "../../jobs-dir/index.js";
 import { opt } from "../../options.js";
 import { isRecord } from "../../util/jsonl.js";
-import type { JobScan, ScannedJob } from "../rollouts/scan.js";
 
 export interface CanonicalSelection {
   file: string;
@@ -103,11 +102,15 @@ const real = (p: string) => fs.realpath(p).catch(() => path.resolve(p));
  * The scan with only the selected rollouts. A selected folder that the scan does not reach is an
  * error: convert reads the path it was given, and a selection of other rollouts is the wrong file.
  */
-export async function restrictScan(scan: JobScan, sel: CanonicalSelection, input: string): Promise<JobScan> {
+export async function restrictScan(
+  scan: JobsScan,
+  sel: CanonicalSelection,
+  input: string,
+): Promise<JobsScan> {
   const wanted = new Map<string, string>();
   for (const d of sel.dirs) wanted.set(await real(d), d);
   const seen = new Set<string>();
-  async function* eachJob(): AsyncGenerator<ScannedJob> {
+  async function* eachJob(): AsyncGenerator<JobRollouts> {
     for await (const j of scan.eachJob()) {
       const rollouts = [];
       for (const r of j.rollouts) {
@@ -116,8 +119,8 @@ export async function restrictScan(scan: JobScan, sel: CanonicalSelection, input
         seen.add(key);
         rollouts.push(r);
       }
-      if (rollouts.length > 0)
-        yield { job: j.job, rollouts, retried: supersededIn(rollouts, j.job.isEvaluation) };
+      // The attempt rule over the selection alone: a selected attempt is final among those selected.
+      if (rollouts.length > 0) yield { job: j.job, rollouts: settleAttempts(rollouts, j.job.isEvaluation) };
     }
     const missing = [...wanted.keys()].filter((k) => !seen.has(k));
     if (missing.length > 0) {

@@ -1,5 +1,7 @@
 // Counters for one conversion and the manifest they become.
 
+import type { Repairs } from "../../jobs-dir/conversation/repair.js";
+import type { Rollout } from "../../jobs-dir/index.js";
 import type {
   InferredRollout,
   Manifest,
@@ -9,8 +11,6 @@ import type {
 } from "../../schemas/train-manifest.js";
 import { SKIP_REASONS, SUBAGENT_STATS } from "../../schemas/train-manifest.js";
 import type { GroupByKey } from "../../schemas/train-rows.js";
-import type { Repairs } from "../dialects/repair.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { ManifestSink } from "./manifest-writer.js";
 import type { RowMode } from "./rows.js";
@@ -45,7 +45,7 @@ export class ConvertStats {
     this.skips[reason] += n;
   }
 
-  noteInferred(r: RolloutFacts): void {
+  noteInferred(r: Rollout): void {
     if (Object.keys(r.inferred).length === 0 && Object.keys(r.ignored).length === 0) return;
     const ignored = Object.keys(r.ignored).length > 0 ? { ignored: r.ignored } : {};
     this.inferred.push({ rollout_dir: r.displayDir, inferred: r.inferred, ...ignored });

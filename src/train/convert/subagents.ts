@@ -8,12 +8,12 @@
 // evidence, or with evidence both ways, fails the conversion: an unattributed call never joins the
 // parent's rows. A rollout with no spawn call is left as it is.
 import path from "node:path";
+import { type Conversation, conversationOf } from "../../jobs-dir/conversation/index.js";
 import { type Exchange, isSuccessful, requestBody } from "../../jobs-dir/exchange.js";
 import { ACP_TRAJECTORY, TRAJECTORY } from "../../jobs-dir/index.js";
 import { opt } from "../../options.js";
 import type { ChatMessage } from "../../schemas/train-rows.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
-import { type Conversation, conversationOf } from "../dialects/index.js";
 
 /** The tools that start a Claude Code subagent. */
 export const SPAWN_TOOLS: readonly string[] = ["Agent", "Task"];

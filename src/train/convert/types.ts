@@ -1,8 +1,8 @@
 // The options and the answer of a conversion.
 
+import type { Normalisation } from "../../jobs-dir/groups/advantage.js";
 import type { Manifest } from "../../schemas/train-manifest.js";
 import type { GroupByKey, WithheldReason } from "../../schemas/train-rows.js";
-import type { Normalisation } from "../groups/advantage.js";
 import type { ContextPolicy, TokenizerFlags } from "../tokenizer/options.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { RowMode } from "./rows.js";

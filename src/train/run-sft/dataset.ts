@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { FLOAT_FIELDS, VERBATIM_FIELDS } from "../../util/float-json.js";
 import { isRecord } from "../../util/jsonl.js";
-import { pyJson } from "../validate/py-json.js";
+import { pyJson } from "../../util/py-json.js";
 import { validateFile } from "../validate/validate.js";
 import { SftRefusal } from "./refusal.js";
 

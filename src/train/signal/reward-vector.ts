@@ -3,8 +3,9 @@
 // `rewards`, nested objects flattened with ".", `reward` first. Booleans are verdicts, not rewards,
 // and are left out. With --group-advantage, each component gets its own advantage over the scored
 // members of the group that have it (`advantage_vector`), the same normalisation as the scalar.
+
+import { baselineOf, type Normalisation } from "../../jobs-dir/groups/advantage.js";
 import type { RewardVector } from "../../schemas/train-rows.js";
-import { baselineOf, type Normalisation } from "../groups/advantage.js";
 
 export type { RewardVector } from "../../schemas/train-rows.js";
 

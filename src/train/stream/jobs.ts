@@ -3,34 +3,29 @@
 import path from "node:path";
 import {
   discoverJobs,
-  type JobInfo,
+  type Job,
   type JobState,
   jobIds,
   jobState,
+  type Rollout,
   type RunStop,
-  readJobInfo,
+  readJob,
   readPlan,
+  readRollout,
   readSummary,
   rolloutDirsIn,
   type SummaryFacts,
-  supersededIn,
+  settleAttempts,
 } from "../../jobs-dir/index.js";
 import { isRetryable } from "../../schemas/outcome.js";
 import { exists } from "../../util/fs.js";
-import { type RolloutFacts, readRollout } from "../rollouts/facts.js";
 import type { ChangeWatcher } from "./watch.js";
 
-/** A rollout the stream can emit: final, possibly as a replaced attempt. */
-export interface FinalRollout {
-  facts: RolloutFacts;
-  retried: { replacedBy: string | null } | null;
-}
-
 interface TrackedJob {
-  info: JobInfo;
+  info: Job;
   state: JobState;
-  pending: Map<string, RolloutFacts | null>;
-  done: Map<string, RolloutFacts>;
+  pending: Map<string, Rollout | null>;
+  done: Map<string, Rollout>;
   /** summary.json once the job finished: not_started, and whether the run stopped starting trials. */
   summary: SummaryFacts | null;
 }
@@ -49,10 +44,11 @@ export class JobTracker {
   ) {}
 
   /** Finds new jobs; `dirty` null means look at everything (a poll). */
-  async refresh(dirty: Set<string> | null, finalScan: boolean): Promise<FinalRollout[]> {
+  /** The rollouts that became final; a replaced attempt among them has `replaced` set. */
+  async refresh(dirty: Set<string> | null, finalScan: boolean): Promise<Rollout[]> {
     if (dirty === null || this.jobs.size === 0 || [...this.searchDirs].some((d) => dirty.has(d)))
       await this.discover();
-    const out: FinalRollout[] = [];
+    const out: Rollout[] = [];
     for (const job of this.jobs.values()) {
       if (job.state === "finished" && job.pending.size === 0) continue;
       if (dirty === null || dirty.has(job.info.dir)) await this.rescanJob(job);
@@ -108,7 +104,7 @@ export class JobTracker {
         known.info.id = ids.get(f.dir) ?? known.info.id;
         continue;
       }
-      const info = await readJobInfo(f, ids);
+      const info = await readJob(f, ids);
       const job: TrackedJob = { info, state: "waiting", pending: new Map(), done: new Map(), summary: null };
       this.jobs.set(f.dir, job);
       this.watcher.watch(f.dir);
@@ -140,16 +136,11 @@ export class JobTracker {
     for (const dir of await rolloutDirsIn(job.info.dir)) this.track(job, dir);
   }
 
-  private finish(
-    job: TrackedJob,
-    facts: RolloutFacts,
-    retried: FinalRollout["retried"],
-    out: FinalRollout[],
-  ): void {
-    job.pending.delete(facts.dir);
-    job.done.set(facts.dir, facts);
-    this.watcher.unwatch(facts.dir);
-    out.push({ facts, retried });
+  private finish(job: TrackedJob, r: Rollout, out: Rollout[]): void {
+    job.pending.delete(r.dir);
+    job.done.set(r.dir, r);
+    this.watcher.unwatch(r.dir);
+    out.push(r);
   }
 
   /**
@@ -157,8 +148,8 @@ export class JobTracker {
    * Such a rollout is held until a retry replaces it or the job ends: it is unscored, so its group
    * is withheld either way, and holding it costs that group nothing.
    */
-  private retryable(job: TrackedJob, f: RolloutFacts): boolean {
-    const category = f.result?.errorCategory;
+  private retryable(job: TrackedJob, r: Rollout): boolean {
+    const category = r.outcome.errorCategory;
     return (job.info.plan?.retry_attempts ?? 0) > 0 && isRetryable(category);
   }
 
@@ -166,34 +157,32 @@ export class JobTracker {
     job: TrackedJob,
     dirty: Set<string> | null,
     finalScan: boolean,
-  ): Promise<FinalRollout[]> {
+  ): Promise<Rollout[]> {
     const started = job.info.isEvaluation && job.info.plan !== null && job.pending.size + job.done.size > 0;
     job.state = await jobState(job.info.dir, started);
     if (job.state === "finished" && job.summary === null) job.summary = await readSummary(job.info.dir);
     const ended = job.state === "finished" || job.state === "stopped";
-    const out: FinalRollout[] = [];
-    const where = { job: job.info, root: this.root, displayRoot: this.displayRoot };
+    const out: Rollout[] = [];
+    const where = { job: job.info, root: this.root, displayRoot: this.displayRoot, infer: true };
     for (const [dir, known] of job.pending) {
       if (known === null || dirty === null || dirty.has(dir) || ended || finalScan) {
         job.pending.set(dir, await readRollout(dir, where));
       }
     }
-    // At the end of a job (or of a single scan), the attempt rule (src/jobs-dir) decides what a retry replaced.
-    const retried =
+    const pending = [...job.pending.values()] as Rollout[];
+    // At the end of a job (or of a single scan), the attempt rule (src/jobs-dir) decides what a retry
+    // replaced; before that only a replaced.json does.
+    const settled =
       ended || finalScan
-        ? supersededIn(
-            [...job.done.values(), ...([...job.pending.values()] as RolloutFacts[])],
-            job.info.isEvaluation,
-          )
-        : new Map();
-    for (const f of [...job.pending.values()] as RolloutFacts[]) {
-      const marker = f.replaced ?? retried.get(f.dir);
-      if (marker) this.finish(job, f, { replacedBy: marker.replacedBy }, out);
-      else if (f.resultState === "present" && (ended || finalScan || !this.retryable(job, f)))
-        this.finish(job, f, null, out);
-      else if (f.resultState === "truncated" && (ended || finalScan || Date.now() - f.mtimeMs > SETTLE_MS)) {
-        this.finish(job, f, null, out);
-      } else if (f.resultState === "missing" && ended) this.finish(job, f, null, out);
+        ? settleAttempts([...job.done.values(), ...pending], job.info.isEvaluation).slice(job.done.size)
+        : pending;
+    for (const r of settled) {
+      if (r.replaced) this.finish(job, r, out);
+      else if (r.resultState === "present" && (ended || finalScan || !this.retryable(job, r)))
+        this.finish(job, r, out);
+      else if (r.resultState === "truncated" && (ended || finalScan || Date.now() - r.mtimeMs > SETTLE_MS)) {
+        this.finish(job, r, out);
+      } else if (r.resultState === "missing" && ended) this.finish(job, r, out);
     }
     if (ended) this.watcher.unwatch(job.info.dir);
     return out;

@@ -1,58 +1,49 @@
 // One stream record (`benchflow.rollout-stream.v1`) from a finished rollout and its model calls.
-import path from "node:path";
-import { isSuccessful, policyVersions, readExchanges } from "../../jobs-dir/exchange.js";
-import { TRAJECTORY } from "../../jobs-dir/index.js";
+import type { Normalisation } from "../../jobs-dir/groups/advantage.js";
+import type { GroupKey, Settled } from "../../jobs-dir/groups/groups.js";
+import { callFactsOf, type Rollout, readRolloutExchanges, rewardsField } from "../../jobs-dir/index.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
-import type { Normalisation } from "../groups/advantage.js";
-import type { GroupKey, MemberState, Settled } from "../groups/groups.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
 import { tokenReport } from "../tokens/tokens.js";
 
 export interface FinishedRollout {
-  facts: RolloutFacts;
+  /** The rollout with its call facts (what the group rules read). */
+  rollout: Rollout;
   record: StreamRecord;
-  member: MemberState;
 }
 
-export async function finishRollout(
-  facts: RolloutFacts,
-  key: (facts: RolloutFacts, versions: string[]) => GroupKey,
-  retried: { replacedBy: string | null } | null,
-): Promise<FinishedRollout> {
-  const file = path.join(facts.dir, TRAJECTORY);
-  const display = path.join(facts.displayDir, TRAJECTORY);
+/** The record of a final rollout; a replaced attempt's says so (`retried`) and joins no group. */
+export async function finishRollout(r: Rollout, key: (r: Rollout) => GroupKey): Promise<FinishedRollout> {
   // A run that died may have cut its last call short; only a finished rollout's calls must parse.
   const exchanges =
-    facts.resultState === "present"
-      ? await readExchanges(file, display)
-      : await readExchanges(file, display).catch(() => undefined);
+    r.resultState === "present"
+      ? await readRolloutExchanges(r)
+      : await readRolloutExchanges(r).catch(() => undefined);
   const tokens = tokenReport(exchanges);
-  const versions = policyVersions(exchanges);
-  const { id, key: groupValues } = key(facts, versions);
-  const r = facts.result;
+  const rollout: Rollout = { ...r, calls: callFactsOf(exchanges) };
+  const { id, key: groupValues } = key(rollout);
   const record: StreamRecord = {
     schema_version: "benchflow.rollout-stream.v1",
-    job: facts.job.id,
-    rollout: facts.name,
-    rollout_path: facts.relPath,
-    task: facts.task,
-    agent: facts.agent,
-    model: facts.model,
+    job: r.job.id,
+    rollout: r.name,
+    rollout_path: r.relPath,
+    task: r.task,
+    agent: r.agent,
+    model: r.model,
     group_id: id,
     group: groupValues,
-    reward: facts.reward,
-    ...(facts.rewards ? { rewards: facts.rewards } : {}),
-    scored: facts.reward !== null,
-    outcome: facts.outcome,
-    error: facts.error,
-    result: facts.resultState,
-    finished_at: facts.finishedAt,
+    reward: r.reward,
+    ...rewardsField(r),
+    scored: r.reward !== null,
+    outcome: r.outcome.scoreOutcome,
+    error: r.outcome.maskCategory,
+    result: r.resultState,
+    finished_at: r.finishedAt,
     token_capture: tokens.summary,
     calls: tokens.calls,
     ...(tokens.sequences ? { sequences: tokens.sequences } : {}),
     advantage: null,
     group_complete: null,
-    outcome_category: facts.outcomeCategory,
+    outcome_category: r.outcome.category,
     in_baseline: false,
     withheld: null,
     normalisation: null,
@@ -60,17 +51,11 @@ export async function finishRollout(
     group_scored: null,
     group_mean: null,
     group_std: null,
-    replaces: r?.replaces ?? null,
-    retried: retried !== null,
-    policy_versions: versions,
+    replaces: r.replaces,
+    retried: r.replaced !== null,
+    policy_versions: rollout.calls?.policyVersions ?? [],
   };
-  const member: MemberState = {
-    resultState: facts.resultState,
-    reward: facts.reward,
-    calls: exchanges?.length ?? 0,
-    okCalls: exchanges?.filter(isSuccessful).length ?? 0,
-  };
-  return { facts, record, member };
+  return { rollout, record };
 }
 
 /** The group's verdict written into each member's record. */

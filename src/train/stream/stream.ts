@@ -4,14 +4,18 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { RESULT } from "../../jobs-dir/index.js";
+import { NORMALISATIONS, type Normalisation } from "../../jobs-dir/groups/advantage.js";
+import {
+  groupKeyOf,
+  JobSplitCheck,
+  parseGroupBy,
+  policyVersionKey,
+  settleGroup,
+} from "../../jobs-dir/groups/groups.js";
+import { assertFolder, RESULT, type Rollout } from "../../jobs-dir/index.js";
 import { checkOptionKeys, opt } from "../../options.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
-import { NORMALISATIONS, type Normalisation } from "../groups/advantage.js";
-import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey, settleGroup } from "../groups/groups.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
-import { assertFolder } from "../rollouts/scan.js";
 import { type StreamEnd, StreamTally } from "./end.js";
 import { JobProcessGone, RunStopped, StreamTimeout } from "./errors.js";
 import { JobTracker } from "./jobs.js";
@@ -71,7 +75,7 @@ class Grouper {
   private emit(members: FinishedRollout[], complete: boolean): StreamRecord[] {
     const sorted = [...members].sort((a, b) => (a.record.rollout_path < b.record.rollout_path ? -1 : 1));
     const s = settleGroup(
-      sorted.map((m) => m.member),
+      sorted.map((m) => m.rollout),
       this.normalisation,
     );
     return applyGroup(sorted, s, this.normalisation, complete);
@@ -132,7 +136,7 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
   const tracker = new JobTracker(path.resolve(input), input, watcher);
   const grouper = new Grouper(opts.groupSize, normalisation, warn);
   const tally = new StreamTally();
-  const keyOf = (f: RolloutFacts, versions: string[]) => groupKeyOf(f, by, policyVersionKey(f, versions));
+  const keyOf = (r: Rollout) => groupKeyOf(r, by, policyVersionKey(r));
   // Only groups that wait for more than one rollout can be kept at one by job in --group-by.
   const split = (opts.groupSize ?? 1) > 1 ? new JobSplitCheck(by) : null;
   try {
@@ -140,12 +144,11 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
     let dirty: Set<string> | null = null;
     for (;;) {
       for (const final of await tracker.refresh(dirty, !follow)) {
-        if (final.facts.resultProblem)
-          warn(`${path.join(final.facts.displayDir, RESULT)}: ${final.facts.resultProblem}`);
-        const finished = await finishRollout(final.facts, keyOf, final.retried);
+        if (final.resultProblem) warn(`${path.join(final.displayDir, RESULT)}: ${final.resultProblem}`);
+        const finished = await finishRollout(final, keyOf);
         const { record } = finished;
         if (!record.retried)
-          split?.add(final.facts, record.group_id, policyVersionKey(final.facts, record.policy_versions));
+          split?.add(finished.rollout, record.group_id, policyVersionKey(finished.rollout));
         yield* tally.add(grouper.add(finished));
       }
       if (!follow || opts.signal?.aborted) break;

@@ -4,9 +4,8 @@
 // record's `token_capture` block gives them; this adds the rollout's name and the totals.
 import path from "node:path";
 import { readExchanges } from "../../jobs-dir/exchange.js";
-import { TRAJECTORY } from "../../jobs-dir/index.js";
+import { scanJobs, TRAJECTORY } from "../../jobs-dir/index.js";
 import type { TokenCaptureSummary } from "../../schemas/rollout-stream.js";
-import { scanJobs } from "../rollouts/scan.js";
 import { tokenReport } from "./tokens.js";
 
 export interface RolloutCoverage extends TokenCaptureSummary {
@@ -42,7 +41,7 @@ export async function tokenCoverage(input: string): Promise<TokenCoverage> {
   };
   for await (const j of scan.eachJob()) {
     for (const r of j.rollouts) {
-      if (j.retried.has(r.dir)) {
+      if (r.replaced) {
         out.retried_left_out++;
         continue;
       }

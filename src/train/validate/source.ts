@@ -6,10 +6,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { RESULT, readObject, TRAJECTORY } from "../../jobs-dir/index.js";
+import { RESULT, readObject, scanRollouts, TRAJECTORY } from "../../jobs-dir/index.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
 import { readCanonicalSelection, readSelectionList } from "../convert/selection.js";
-import { scanRollouts } from "../rollouts/scan.js";
 
 export interface SourceHealth {
   total_rows: number;
@@ -90,7 +89,7 @@ async function healthOf(dirs: readonly string[]): Promise<SourceHealth> {
 /** The rollouts convert reads under a path: each trial's final attempt (a retried one is not a row). */
 async function finalRollouts(sourceJobs: string): Promise<string[]> {
   const scan = await scanRollouts(sourceJobs);
-  return scan.rollouts.filter((r) => !scan.retried.has(r.dir)).map((r) => r.dir);
+  return scan.rollouts.filter((r) => !r.replaced).map((r) => r.dir);
 }
 
 async function readJsonFile(file: string, flag: string): Promise<unknown> {

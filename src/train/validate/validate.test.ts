@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { pyJson } from "./py-json.js";
+import { pyJson } from "../../util/py-json.js";
 import { checkRow, validateFile, validateRows } from "./validate.js";
 
 const bash = [

@@ -1,19 +1,20 @@
 // Two arms of an A/B run side by side: their totals, then each task's mean reward in each arm.
+
+import type { Rollout } from "../../jobs-dir/index.js";
 import type { ArmBy } from "../model/arms.js";
 import { totalsOf } from "../model/run-summary.js";
-import type { RolloutSummary } from "../model/summary.js";
 import { type Html, html } from "./escape.js";
 import { DASH, fixed, usd } from "./format.js";
 import type { Links } from "./links.js";
 
-const meanOf = (rs: RolloutSummary[]) => {
+const meanOf = (rs: Rollout[]) => {
   const s = rs.map((r) => r.reward).filter((x): x is number => x !== null);
   return s.length ? s.reduce((a, b) => a + b, 0) / s.length : null;
 };
 
 export function abPage(
   by: ArmBy,
-  arms: Map<string | null, RolloutSummary[]>,
+  arms: Map<string | null, Rollout[]>,
   a: string | null,
   b: string | null,
   links: Links,

@@ -1,6 +1,6 @@
 // One group: each member's reward, advantage (grpo or loo), outcome, policy version and duration;
 // zero spread and withholding marked, with the reason.
-import type { Normalisation } from "../../train/groups/advantage.js";
+import type { Normalisation } from "../../jobs-dir/groups/advantage.js";
 import type { GroupLine, MemberLine } from "../model/run-summary.js";
 import { type Html, html } from "./escape.js";
 import { CATEGORY_LABEL, DASH, fixed, seconds } from "./format.js";

@@ -1,5 +1,5 @@
 // Where each view lives: its URL on the server, its anchor in the exported page.
-import type { Normalisation } from "../../train/groups/advantage.js";
+import type { Normalisation } from "../../jobs-dir/groups/advantage.js";
 
 export interface Links {
   home: string;

@@ -1,6 +1,8 @@
 // One rollout: instruction, trajectory in order, model calls with their tokens, verifier output,
 // rewards, timing, config.json and the raw files. All of it is the policy's text: escaped by `html`.
+import { policyVersionKey } from "../../jobs-dir/groups/groups.js";
 import type { ModelCall, RolloutDetail, Step, Token } from "../model/rollout-detail.js";
+import { categoryOf, durationSecOf } from "../model/summary.js";
 import { type Html, html } from "./escape.js";
 import { CATEGORY_LABEL, DASH, fixed, int, seconds } from "./format.js";
 import type { Links } from "./links.js";
@@ -53,21 +55,21 @@ function kvTable(obj: Record<string, unknown> | null, testid: string): Html {
 }
 
 export function rolloutSection(d: RolloutDetail, links: Links, anchor?: string): Html {
-  const s = d.summary;
+  const s = d.rollout;
   const raw = (p: string, label = p) => {
-    const href = links.raw(`${s.path}/${p}`);
+    const href = links.raw(`${s.relPath}/${p}`);
     return href ? html`<a href="${href}" data-testid="raw-link">${label}</a>` : html`<code>${label}</code>`;
   };
-  return html`<section id="${anchor ?? "rollout"}" data-live data-rollout-page="${s.path}">
-<h1>Rollout <code>${s.path}</code></h1>
+  return html`<section id="${anchor ?? "rollout"}" data-live data-rollout-page="${s.relPath}">
+<h1>Rollout <code>${s.relPath}</code></h1>
 <table class="kv" data-testid="rollout-summary">
-<tr><td>task</td><td>${s.task}</td></tr><tr><td>job</td><td>${s.job}${s.trial ? ` (${s.trial})` : ""}</td></tr>
+<tr><td>task</td><td>${s.task}</td></tr><tr><td>job</td><td>${s.job.id}${s.job.repeat ? ` (${s.job.repeat})` : ""}</td></tr>
 <tr><td>agent / model</td><td>${s.agent ?? DASH} / ${s.model ?? DASH}</td></tr>
 <tr><td>reward</td><td data-field="reward">${fixed(s.reward)}</td></tr>
-<tr><td>outcome</td><td data-field="outcome">${s.outcome ?? DASH}${s.outcomeCategory ? ` (${s.outcomeCategory})` : ""} · ${CATEGORY_LABEL[s.category]}</td></tr>
-<tr><td>policy version</td><td>${s.policyVersion ?? DASH}</td></tr>
-<tr><td>model calls</td><td>${s.calls ?? 0} (${s.okCalls ?? 0} answered)</td></tr>
-<tr><td>duration</td><td>${seconds(s.durationSec)}</td></tr>
+<tr><td>outcome</td><td data-field="outcome">${s.outcome.scoreOutcome ?? DASH}${s.outcome.category ? ` (${s.outcome.category})` : ""} · ${CATEGORY_LABEL[categoryOf(s)]}</td></tr>
+<tr><td>policy version</td><td>${policyVersionKey(s) ?? DASH}</td></tr>
+<tr><td>model calls</td><td>${s.calls?.total ?? 0} (${s.calls?.ok ?? 0} answered)</td></tr>
+<tr><td>duration</td><td>${seconds(durationSecOf(s))}</td></tr>
 ${s.resultProblem ? html`<tr><td>result.json</td><td>${s.resultState}: ${s.resultProblem}</td></tr>` : ""}
 ${s.replaced ? html`<tr><td>replaced</td><td>by ${s.replaced.replacedBy ?? DASH} (${s.replaced.reason})</td></tr>` : ""}
 </table>
@@ -89,8 +91,8 @@ ${d.callsProblem ? html`<p class="withheld">${d.callsProblem}</p>` : ""}
 /** Two rollouts side by side (`/compare`): the same sections, in two columns. */
 export function comparePage(a: RolloutDetail, b: RolloutDetail, links: Links): Html {
   return html`<h1>Compare</h1>
-<p><a href="${links.rollout(a.summary.path)}">${a.summary.path}</a> (reward ${fixed(a.summary.reward)}) vs
-<a href="${links.rollout(b.summary.path)}">${b.summary.path}</a> (reward ${fixed(b.summary.reward)})</p>
+<p><a href="${links.rollout(a.rollout.relPath)}">${a.rollout.relPath}</a> (reward ${fixed(a.rollout.reward)}) vs
+<a href="${links.rollout(b.rollout.relPath)}">${b.rollout.relPath}</a> (reward ${fixed(b.rollout.reward)})</p>
 <div class="cols" data-testid="compare"><div data-side="a">${rolloutSection(a, links, "rollout-a")}</div>
 <div data-side="b">${rolloutSection(b, links, "rollout-b")}</div></div>`;
 }

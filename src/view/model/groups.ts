@@ -1,19 +1,18 @@
 // Groups as `bench train` makes them: train's keys (groupKeyOf), its withheld rules and advantages
 // (settleGroup over the members' results and model-call counts). Nothing here decides a rule.
 import { createHash } from "node:crypto";
-import { DEFAULT_GROUP_BY, type GroupByKey, type WithheldReason } from "../../schemas/train-rows.js";
-import type { Normalisation } from "../../train/groups/advantage.js";
+import type { Normalisation } from "../../jobs-dir/groups/advantage.js";
 import {
   groupKeyOf,
-  type MemberState,
   memberWithheld,
   parseGroupBy,
+  policyVersionKey,
   type Settled,
   settleGroup,
-} from "../../train/groups/groups.js";
-import type { RolloutFacts } from "../../train/rollouts/facts.js";
+} from "../../jobs-dir/groups/groups.js";
+import type { Rollout } from "../../jobs-dir/index.js";
+import { DEFAULT_GROUP_BY, type GroupByKey, type WithheldReason } from "../../schemas/train-rows.js";
 import type { RunIndex } from "./run-index.js";
-import type { RolloutSummary } from "./summary.js";
 
 export interface ViewGroup {
   /** URL-safe id of the group (a hash of train's group id). */
@@ -21,7 +20,7 @@ export interface ViewGroup {
   /** train's group id, e.g. `task=hello|agent=bench-agent|model=vllm/policy`. */
   id: string;
   key: Record<string, string | null>;
-  members: RolloutSummary[];
+  members: Rollout[];
   settled: Settled;
   /** Each member's own reason to withhold the group, when it has one. */
   memberReasons: Array<WithheldReason | null>;
@@ -41,20 +40,9 @@ export interface GroupOptions {
  */
 export function groupByFor(index: RunIndex, groupBy?: string | readonly string[]): GroupByKey[] {
   if (groupBy !== undefined && groupBy !== "") return parseGroupBy(groupBy);
-  const trials = new Set(index.jobs.map((j) => j.trial));
-  const repeats = index.jobs.length > 1 && !trials.has(null) && trials.size > 1;
+  const labels = new Set(index.jobs.map((j) => j.repeat));
+  const repeats = index.jobs.length > 1 && !labels.has(null) && labels.size > 1;
   return repeats ? DEFAULT_GROUP_BY.filter((k) => k !== "job") : [...DEFAULT_GROUP_BY];
-}
-
-/** What groupKeyOf reads of a rollout, from its summary. */
-function keyFacts(r: RolloutSummary): RolloutFacts {
-  return {
-    task: r.task,
-    agent: r.agent,
-    model: r.model,
-    taskDigest: r.taskDigest,
-    job: { id: r.job },
-  } as unknown as RolloutFacts;
 }
 
 export function urlIdOf(groupId: string): string {
@@ -73,22 +61,17 @@ export function groupsOf(index: RunIndex, by: readonly GroupByKey[], norm: Norma
   }
   const hit = perIndex.get(k);
   if (hit && hit.version === index.version) return hit.groups;
-  const byId = new Map<string, { key: Record<string, string | null>; members: RolloutSummary[] }>();
+  const byId = new Map<string, { key: Record<string, string | null>; members: Rollout[] }>();
   for (const r of index.live()) {
-    const { id, key } = groupKeyOf(keyFacts(r), by, r.policyVersion);
+    const { id, key } = groupKeyOf(r, by, policyVersionKey(r));
     const g = byId.get(id);
     if (g) g.members.push(r);
     else byId.set(id, { key, members: [r] });
   }
   const groups: ViewGroup[] = [];
   for (const [id, g] of byId) {
-    const states: MemberState[] = g.members.map((r) => ({
-      resultState: r.resultState,
-      reward: r.reward,
-      calls: r.calls ?? 0,
-      okCalls: r.okCalls ?? 0,
-    }));
-    const settled = settleGroup(states, norm);
+    // The index reads every rollout with its calls: a rollout without llm_trajectory.jsonl has 0.
+    const settled = settleGroup(g.members, norm);
     const scored = g.members.map((m) => m.reward).filter((x): x is number => x !== null);
     groups.push({
       urlId: urlIdOf(id),
@@ -96,7 +79,7 @@ export function groupsOf(index: RunIndex, by: readonly GroupByKey[], norm: Norma
       key: g.key,
       members: g.members,
       settled,
-      memberReasons: states.map(memberWithheld),
+      memberReasons: g.members.map(memberWithheld),
       withheld: settled.withheld,
       zeroSpread: !settled.withheld && scored.length >= 2 && scored.every((x) => x === scored[0]),
     });

@@ -1,8 +1,9 @@
 // One rollout read whole, when its page is asked for: the instruction, the trajectory in order, each
 // model call (latency, tokens, captured logprobs), the verifier's output, rewards, timing, config and
-// the raw files. Read from the folder on demand, never kept: the index holds only summaries.
+// the raw files. Read from the folder on demand, never kept: the index holds only the Rollout records.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { conversationOf } from "../../jobs-dir/conversation/index.js";
 import {
   ACP_TRAJECTORY,
   CONFIG,
@@ -10,6 +11,7 @@ import {
   type Exchange,
   PROMPTS,
   RESULT,
+  type Rollout,
   readObject,
   responseBody,
   statusOf,
@@ -18,9 +20,7 @@ import {
   toExchange,
   tokenCaptureOf,
 } from "../../jobs-dir/index.js";
-import { conversationOf } from "../../train/dialects/index.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
-import type { RolloutSummary } from "./summary.js";
 
 type Obj = Record<string, unknown>;
 
@@ -65,7 +65,7 @@ export interface RawFile {
 }
 
 export interface RolloutDetail {
-  summary: RolloutSummary;
+  rollout: Rollout;
   instruction: string | null;
   trajectory: Step[];
   /** Where the trajectory came from: the agent's events, or the last model call's conversation. */
@@ -264,9 +264,9 @@ function callOf(raw: unknown, i: number, display: string, agent: string | null):
   };
 }
 
-export async function readRolloutDetail(summary: RolloutSummary): Promise<RolloutDetail> {
-  const dir = summary.dir;
-  const display = `${summary.path}/${TRAJECTORY}`;
+export async function readRolloutDetail(rollout: Rollout): Promise<RolloutDetail> {
+  const dir = rollout.dir;
+  const display = `${rollout.relPath}/${TRAJECTORY}`;
   const [result, config, timingFile, prompts, files, verifierOutput] = await Promise.all([
     readObject(path.join(dir, RESULT)),
     readObject(path.join(dir, CONFIG)),
@@ -288,14 +288,15 @@ export async function readRolloutDetail(summary: RolloutSummary): Promise<Rollou
   const calls: ModelCall[] = [];
   for (const [i, l] of lines.entries()) {
     try {
-      calls.push(callOf(l, i, display, summary.agent));
+      calls.push(callOf(l, i, display, rollout.agent));
     } catch (err) {
       callsProblem = (err as Error).message;
     }
   }
   let events: unknown[] = [];
   try {
-    events = (await readJsonLines(path.join(dir, ACP_TRAJECTORY), `${summary.path}/${ACP_TRAJECTORY}`)) ?? [];
+    events =
+      (await readJsonLines(path.join(dir, ACP_TRAJECTORY), `${rollout.relPath}/${ACP_TRAJECTORY}`)) ?? [];
   } catch {
     events = [];
   }
@@ -327,7 +328,7 @@ export async function readRolloutDetail(summary: RolloutSummary): Promise<Rollou
           ?.text ?? null);
   const timing = timingFile ?? (isRecord(result?.timing) ? result.timing : null);
   return {
-    summary,
+    rollout,
     instruction,
     trajectory,
     trajectorySource,

@@ -1,5 +1,5 @@
-// The viewer's index of a jobs folder: one compact summary per rollout (summary.ts), read through
-// the jobs-dir reader and train's facts, the same as `bench train` reads them.
+// The viewer's index of a jobs folder: one Rollout record per rollout folder, with its call facts,
+// read through src/jobs-dir the same as `bench train` reads them.
 //
 // Opening finds the folders first (cheap: a readdir per job) and reads the rollouts after, in path
 // order, so a server can answer while a large folder is still being read (`progress` says how far;
@@ -10,25 +10,27 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import {
+  assertFolder,
   discoverJobs,
   type FoundJob,
-  type JobInfo,
+  type Job,
   jobIds,
-  readJobInfo,
-  repeatOf,
-  supersededIn,
+  type Rollout,
+  readJob,
+  readRollout,
+  settleAttempts,
+  withCalls,
 } from "../../jobs-dir/index.js";
-import { readRollout } from "../../train/rollouts/facts.js";
-import { assertFolder } from "../../train/rollouts/scan.js";
 import { mapLimit } from "../../util/limit.js";
-import { type RolloutSummary, summaryOf } from "./summary.js";
+import { compact } from "./summary.js";
 
 export interface IndexedJob {
   id: string;
   dir: string;
   /** The job folder below JOBS_DIR. */
   path: string;
-  trial: string | null;
+  /** `trial-01` when the job is a repeat of `--trials N`. */
+  repeat: string | null;
   isEvaluation: boolean;
   /** Rollout paths in name order, replaced attempts included. */
   rollouts: string[];
@@ -47,14 +49,15 @@ const BATCH = 256;
 export class RunIndex {
   readonly root: string;
   jobs: IndexedJob[] = [];
-  readonly rollouts = new Map<string, RolloutSummary>();
+  /** Rollout path -> its record, settled by the attempt rule within its job. */
+  readonly rollouts = new Map<string, Rollout>();
   /** Rollout path -> the attempt that replaced it (a marker, or the attempt rule). */
   superseded = new Map<string, string | null>();
   /** Folders above the jobs (new jobs appear in them). */
   above: string[] = [];
   /** Bumped on every change: caches of groups key on it. */
   version = 0;
-  private infos = new Map<string, JobInfo>();
+  private infos = new Map<string, Job>();
   private found: FoundJob[] = [];
   private running: Promise<string[]> | null = null;
   private queued: { full: boolean; jobs: Set<string> } | null = null;
@@ -114,8 +117,8 @@ export class RunIndex {
   }
 
   /** Read rollouts that are not replaced, in path order. */
-  live(): RolloutSummary[] {
-    const out: RolloutSummary[] = [];
+  live(): Rollout[] {
+    const out: Rollout[] = [];
     for (const j of this.jobs)
       for (const p of j.rollouts) {
         const r = this.rollouts.get(p);
@@ -170,26 +173,26 @@ export class RunIndex {
     const found = await discoverJobs(this.root, (d) => above.push(d));
     const ids = jobIds(found.map((f) => f.dir));
     const byDir = new Map(this.found.map((f) => [f.dir, f]));
-    const infos = new Map<string, JobInfo>();
+    const infos = new Map<string, Job>();
     await mapLimit(found, 8, async (f) => {
       const known = this.infos.get(f.dir);
       // A job's plan is written before its first rollout: read it again only for a job new here.
       infos.set(
         f.dir,
-        known && known.id === ids.get(f.dir) && byDir.has(f.dir) ? known : await readJobInfo(f, ids),
+        known && known.id === ids.get(f.dir) && byDir.has(f.dir) ? known : await readJob(f, ids),
       );
     });
     const seen = new Set<string>();
-    const todo: Array<{ dir: string; p: string; job: JobInfo }> = [];
-    const checks: Array<{ dir: string; p: string; job: JobInfo }> = [];
+    const todo: Array<{ dir: string; p: string; job: Job }> = [];
+    const checks: Array<{ dir: string; p: string; job: Job }> = [];
     for (const f of found) {
-      const job = infos.get(f.dir) as JobInfo;
+      const job = infos.get(f.dir) as Job;
       const check = full || scoped.has(f.dir);
       for (const dir of f.rolloutDirs) {
         const p = this.relPath(dir);
         seen.add(p);
         const had = this.rollouts.get(p);
-        if (had?.resultState !== "present" || had.job !== job.id) todo.push({ dir, p, job });
+        if (had?.resultState !== "present" || had.job.id !== job.id) todo.push({ dir, p, job });
         else if (check) checks.push({ dir, p, job });
       }
     }
@@ -208,10 +211,10 @@ export class RunIndex {
     this.infos = infos;
     this.above = above;
     this.jobs = found.map((f) => ({
-      id: (infos.get(f.dir) as JobInfo).id,
+      id: (infos.get(f.dir) as Job).id,
       dir: f.dir,
       path: this.relPath(f.dir),
-      trial: repeatOf(f.dir),
+      repeat: (infos.get(f.dir) as Job).repeat,
       isEvaluation: f.isEvaluation,
       rollouts: f.rolloutDirs.map((d) => this.relPath(d)),
     }));
@@ -232,8 +235,8 @@ export class RunIndex {
       this.emit(done);
     };
     await mapLimit(todo, 32, async ({ dir, p, job }) => {
-      const facts = await readRollout(dir, { job, root: this.root, displayRoot: this.root });
-      this.rollouts.set(p, await summaryOf(facts, this.root));
+      const read = await readRollout(dir, { job, root: this.root, displayRoot: this.root, infer: true });
+      this.rollouts.set(p, compact(await withCalls(read)));
       batch.push(p);
       if (batch.length >= BATCH) flush();
     });
@@ -242,13 +245,18 @@ export class RunIndex {
     return changed;
   }
 
-  /** The attempt rule over each job's read rollouts. */
+  /** The attempt rule over each job's read rollouts: every record says whether it is final. */
   private settle(): void {
     const superseded = new Map<string, string | null>();
     for (const f of this.found) {
-      const rs = f.rolloutDirs.map((d) => this.rollouts.get(this.relPath(d))).filter((r) => r !== undefined);
-      for (const [dir, r] of supersededIn(rs, f.isEvaluation))
-        superseded.set(this.relPath(dir), r.replacedBy);
+      const read = f.rolloutDirs
+        .map((d) => this.rollouts.get(this.relPath(d)))
+        .filter((r) => r !== undefined);
+      for (const r of settleAttempts(read, f.isEvaluation)) {
+        const key = this.relPath(r.dir);
+        this.rollouts.set(key, r);
+        if (r.replaced) superseded.set(key, r.replaced.replacedBy);
+      }
     }
     this.superseded = superseded;
   }

@@ -1,11 +1,14 @@
 // The numbers of a run: the same for the runs page, `bench results` and `bench results --json`.
 
 import { UserInputError } from "../../errors.js";
+import { NORMALISATIONS, type Normalisation } from "../../jobs-dir/groups/advantage.js";
+import { policyVersionKey } from "../../jobs-dir/groups/groups.js";
+import type { Rollout } from "../../jobs-dir/index.js";
+import { opt } from "../../options.js";
 import type { GroupByKey } from "../../schemas/train-rows.js";
-import { NORMALISATIONS, type Normalisation } from "../../train/groups/advantage.js";
 import { type GroupOptions, groupByFor, groupsOf, type ViewGroup } from "./groups.js";
 import { RunIndex } from "./run-index.js";
-import { CATEGORIES, type Category, type RolloutSummary } from "./summary.js";
+import { CATEGORIES, type Category, categoryOf, durationSecOf, usageOf } from "./summary.js";
 
 export interface Totals {
   rollouts: number;
@@ -61,7 +64,7 @@ export interface RunSummary {
   groups: GroupLine[];
 }
 
-export function totalsOf(rs: readonly RolloutSummary[]): Totals {
+export function totalsOf(rs: readonly Rollout[]): Totals {
   const outcomes = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
   let sum = 0;
   let scored = 0;
@@ -70,15 +73,16 @@ export function totalsOf(rs: readonly RolloutSummary[]): Totals {
   let first: number | null = null;
   let last: number | null = null;
   for (const r of rs) {
-    outcomes[r.category]++;
+    outcomes[categoryOf(r)]++;
     if (r.reward !== null) {
       sum += r.reward;
       scored++;
     }
-    tokens.input += r.inputTokens ?? 0;
-    tokens.output += r.outputTokens ?? 0;
-    tokens.total += r.totalTokens ?? (r.inputTokens ?? 0) + (r.outputTokens ?? 0);
-    if (r.costUsd !== null) cost = (cost ?? 0) + r.costUsd;
+    const u = usageOf(r);
+    tokens.input += u.input ?? 0;
+    tokens.output += u.output ?? 0;
+    tokens.total += u.total ?? (u.input ?? 0) + (u.output ?? 0);
+    if (u.costUsd !== null) cost = (cost ?? 0) + u.costUsd;
     const s = r.startedAt ? Date.parse(r.startedAt) : Number.NaN;
     const f = r.finishedAt ? Date.parse(r.finishedAt) : Number.NaN;
     if (Number.isFinite(s)) first = first === null ? s : Math.min(first, s);
@@ -97,16 +101,16 @@ export function totalsOf(rs: readonly RolloutSummary[]): Totals {
 
 export function memberLines(g: ViewGroup): MemberLine[] {
   return g.members.map((r, i) => ({
-    rollout: r.path,
+    rollout: r.relPath,
     name: r.name,
-    job: r.job,
+    job: r.job.id,
     reward: r.reward,
     advantage: g.settled.advantages[i] ?? null,
-    outcome: r.outcome,
-    outcome_category: r.outcomeCategory,
-    category: r.category,
-    policy_version: r.policyVersion,
-    duration_sec: r.durationSec,
+    outcome: r.outcome.scoreOutcome,
+    outcome_category: r.outcome.category,
+    category: categoryOf(r),
+    policy_version: policyVersionKey(r),
+    duration_sec: durationSecOf(r),
     withheld_reason: g.memberReasons[i] ?? null,
   }));
 }
@@ -126,10 +130,10 @@ export function groupLine(g: ViewGroup): GroupLine {
   };
 }
 
-export function assertAdvantage(value: string | undefined, flag = "--advantage"): Normalisation {
+export function assertAdvantage(value: string | undefined): Normalisation {
   const v = value ?? "grpo";
   if (!NORMALISATIONS.includes(v as Normalisation))
-    throw new UserInputError(`${flag}: use grpo or loo, not "${v}".`);
+    throw new UserInputError(`${opt("advantage")}: use grpo or loo, not "${v}".`);
   return v as Normalisation;
 }
 
@@ -143,9 +147,9 @@ export function summaryFromIndex(index: RunIndex, opts: GroupOptions = {}): RunS
     return {
       id: j.id,
       path: j.path,
-      trial: j.trial,
+      trial: j.repeat,
       replaced: j.rollouts.length - rs.length,
-      ...totalsOf(rs.filter((r): r is RolloutSummary => r !== undefined)),
+      ...totalsOf(rs.filter((r): r is Rollout => r !== undefined)),
     };
   });
   return {

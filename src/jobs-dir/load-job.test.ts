@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { writeJob } from "../jobs-dir/testing/job-builder.js";
-import { tmp } from "../jobs-dir/testing/tmp.js";
 import { loadJob } from "./load-job.js";
+import { writeJob } from "./testing/job-builder.js";
+import { tmp } from "./testing/tmp.js";
 
 const STOP = {
   reason: "endpoint_failing",
@@ -42,7 +42,7 @@ describe("loadJob counts", () => {
     });
     const job = await loadJob(root);
     const { outcomes, ...rest } = job.counts;
-    assert.deepEqual(rest, { trials: 6, scored: 2, clean: 1, noResult: 0, notStarted: 9 });
+    assert.deepEqual(rest, { rollouts: 6, scored: 2, clean: 1, noResult: 0, notStarted: 9 });
     assert.deepEqual(
       Object.entries(outcomes).filter(([, n]) => n > 0),
       [
@@ -75,6 +75,6 @@ describe("loadJob counts", () => {
       ],
     });
     const { counts } = await loadJob(root);
-    assert.deepEqual([counts.trials, counts.noResult, counts.clean, counts.scored], [2, 2, 0, 0]);
+    assert.deepEqual([counts.rollouts, counts.noResult, counts.clean, counts.scored], [2, 2, 0, 0]);
   });
 });

@@ -7,11 +7,11 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { TRAIN_CLI } from "../../cli/testing/run-cli.js";
+import { conversationOf } from "../../jobs-dir/conversation/index.js";
 import { toExchange } from "../../jobs-dir/exchange.js";
 import { writeJob } from "../../jobs-dir/testing/job-builder.js";
 import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { checkRow } from "../validate/validate.js";
-import { conversationOf } from "./index.js";
 import { upstreamConversationOf } from "./upstream-rows.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

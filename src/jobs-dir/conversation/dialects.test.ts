@@ -3,9 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { toExchange } from "../../jobs-dir/exchange.js";
-import { trajectoryLines, type Wire } from "../../jobs-dir/testing/trajectory-builder.js";
-import { checkMessages } from "../validate/messages.js";
+import { checkMessages } from "../../train/validate/messages.js";
+import { toExchange } from "../exchange.js";
+import { trajectoryLines, type Wire } from "../testing/trajectory-builder.js";
 import { conversationOf } from "./index.js";
 
 function lastCall(wire: Wire) {

@@ -1,5 +1,5 @@
 // Any recorded call, whichever dialect the agent spoke, as chat messages with its tool calls kept.
-import { type Exchange, requestBody, responseBody, wireOf } from "../../jobs-dir/exchange.js";
+import { type Exchange, requestBody, responseBody, wireOf } from "../exchange.js";
 import { fromAnthropic } from "./anthropic.js";
 import { type Conversation, normaliseRoles } from "./common.js";
 import { fromOpenAIChat } from "./openai-chat.js";

@@ -1,5 +1,5 @@
-// The one group computation behind convert, stream and the library: keys, the seed's withholding
-// rules, and advantages over the scored members.
+// The one group computation behind convert, stream, results, the viewer and the library: keys, the
+// seed's withholding rules, and advantages over the scored members.
 import { UserInputError } from "../../errors.js";
 import { opt } from "../../options.js";
 import {
@@ -9,7 +9,7 @@ import {
   WITHHELD_REASONS,
   type WithheldReason,
 } from "../../schemas/train-rows.js";
-import type { RolloutFacts } from "../rollouts/facts.js";
+import type { Rollout } from "../rollout.js";
 import { baselineOf, EPS, FORMULAS, type Normalisation, STD_DDOF } from "./advantage.js";
 
 export function parseGroupBy(value: string | readonly string[], flag = opt("groupBy")): GroupByKey[] {
@@ -37,7 +37,7 @@ export interface GroupKey {
 }
 
 export function groupKeyOf(
-  r: RolloutFacts,
+  r: Pick<Rollout, "task" | "agent" | "model" | "taskDigest" | "job">,
   by: readonly GroupByKey[],
   policyVersion: string | null = null,
 ): GroupKey {
@@ -55,25 +55,21 @@ export function groupKeyOf(
 }
 
 /** The policy_version key: the result's own field, else every version its calls name, joined. */
-export function policyVersionKey(r: RolloutFacts, callVersions: readonly string[]): string | null {
-  if (r.result?.policyVersion) return r.result.policyVersion;
-  return callVersions.length > 0 ? [...callVersions].sort().join(",") : null;
+export function policyVersionKey(r: Pick<Rollout, "policyVersion" | "calls">): string | null {
+  if (r.policyVersion) return r.policyVersion;
+  const named = r.calls?.policyVersions ?? [];
+  return named.length > 0 ? [...named].sort().join(",") : null;
 }
 
-/** What one member knows; call counts are null until its model calls were read. */
-export interface MemberState {
-  resultState: "present" | "missing" | "truncated";
-  reward: number | null;
-  calls: number | null;
-  okCalls: number | null;
-}
+/** What the rules read of a member; its calls are null until they were read (withCalls). */
+export type Member = Pick<Rollout, "resultState" | "reward" | "calls">;
 
-export function memberWithheld(m: MemberState): WithheldReason | null {
+export function memberWithheld(m: Member): WithheldReason | null {
   if (m.resultState === "missing") return "missing_result";
   if (m.resultState === "truncated") return "truncated_result";
   if (m.reward === null) return "unscored_member";
-  if (m.calls === 0) return "no_model_calls";
-  if (m.calls !== null && m.okCalls === 0) return "all_calls_failed";
+  if (m.calls?.total === 0) return "no_model_calls";
+  if (m.calls && m.calls.ok === 0) return "all_calls_failed";
   return null;
 }
 
@@ -89,7 +85,7 @@ export interface Settled {
 }
 
 /** A group withheld whole has no advantages and no baseline; otherwise every scored member is in it. */
-export function settleGroup(members: readonly MemberState[], normalisation: Normalisation): Settled {
+export function settleGroup(members: readonly Member[], normalisation: Normalisation): Settled {
   const reasons = members.map(memberWithheld);
   const withheld = WITHHELD_REASONS.find((r) => reasons.includes(r)) ?? null;
   const scoredRewards = members.map((m) => m.reward).filter((r): r is number => r !== null);
@@ -159,7 +155,7 @@ export class JobSplitCheck {
     this.rest = by.includes("job") ? by.filter((k) => k !== "job") : null;
   }
 
-  add(r: RolloutFacts, id: string, policyVersion: string | null): void {
+  add(r: Rollout, id: string, policyVersion: string | null): void {
     if (!this.rest) return;
     this.sizes.set(id, (this.sizes.get(id) ?? 0) + 1);
     this.withoutJob.add(this.rest.length > 0 ? groupKeyOf(r, this.rest, policyVersion).id : "");

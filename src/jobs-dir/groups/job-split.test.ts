@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { writeGroup, writeJob } from "../../jobs-dir/testing/job-builder.js";
-import { tmp } from "../../jobs-dir/testing/tmp.js";
-import { convertJob } from "../convert/convert.js";
-import { streamRollouts } from "../stream/stream.js";
+import { convertJob } from "../../train/convert/convert.js";
+import { streamRollouts } from "../../train/stream/stream.js";
+import { writeGroup, writeJob } from "../testing/job-builder.js";
+import { tmp } from "../testing/tmp.js";
 
 // Called from code, the fix names the library's option (the command's flag is in exit-codes.test.ts).
 const FIX = /each trial-NN is a job of its own\. Leave job out of groupBy \(groupBy: "task,agent,model"\)/;

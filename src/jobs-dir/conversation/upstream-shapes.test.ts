@@ -5,15 +5,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { callPurposeOf, isSuccessful, toExchange } from "../../jobs-dir/exchange.js";
-import { writeJob } from "../../jobs-dir/testing/job-builder.js";
-import { tmp } from "../../jobs-dir/testing/tmp.js";
 import type { Manifest } from "../../schemas/train-manifest.js";
-import { convertJob } from "../convert/convert.js";
-import { checkRow } from "../validate/validate.js";
+import { convertJob } from "../../train/convert/convert.js";
+import { checkRow } from "../../train/validate/validate.js";
+import { callPurposeOf, isSuccessful, toExchange } from "../exchange.js";
+import { writeJob } from "../testing/job-builder.js";
+import { tmp } from "../testing/tmp.js";
 import { conversationOf, repairToolOutputs } from "./index.js";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "calls");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "train", "fixtures", "calls");
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), "utf8"));
 const call = (name: string, index = 0) => toExchange(fixture(name), index, `${name}.json`);

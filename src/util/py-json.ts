@@ -4,7 +4,7 @@
 // object (Anthropic's tool_use input) become the string upstream writes, so a chat template renders
 // the same tokens from our rows as from upstream's; and a row `bench train run sft` rewrites, where
 // `floats` keeps a float reward a float (`1.0`: JSON.parse has already made it the number 1).
-import { type FieldMode, fieldMode, numberText } from "../../util/float-json.js";
+import { type FieldMode, fieldMode, numberText } from "./float-json.js";
 
 export interface PyJsonOptions {
   /** Python's sort_keys; true unless told. */

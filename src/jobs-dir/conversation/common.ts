@@ -3,7 +3,7 @@
 import type { ToolStyle } from "../../dialects/index.js";
 import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
 import { isRecord } from "../../util/jsonl.js";
-import { pyJson } from "../validate/py-json.js";
+import { pyJson } from "../../util/py-json.js";
 
 export type Obj = Record<string, unknown>;
 

@@ -8,12 +8,19 @@
 //   tool's `input_schema` is not read (its parameters are the empty object schema);
 // - an empty argument string is wrapped as malformed, like any text that is not JSON.
 // Roles, repairs, windows and checks after this are the same for both readings.
+
+import {
+  arrayOf,
+  type Conversation,
+  normaliseRoles,
+  type Obj,
+  toolDef,
+} from "../../jobs-dir/conversation/common.js";
 import type { Exchange } from "../../jobs-dir/exchange.js";
 import { requestBody, responseBody } from "../../jobs-dir/exchange.js";
 import type { ChatMessage, ToolCall, ToolDef } from "../../schemas/train-rows.js";
 import { isRecord } from "../../util/jsonl.js";
-import { pyJson } from "../validate/py-json.js";
-import { arrayOf, type Conversation, normaliseRoles, type Obj, toolDef } from "./common.js";
+import { pyJson } from "../../util/py-json.js";
 
 function text(content: unknown): string {
   if (content == null) return "";
