@@ -48,7 +48,7 @@ function client(apiKey: string): Anthropic {
 
 describe("gateway: Anthropic Messages", () => {
   it("round-trips thinking, tool_use and tool_result, not streamed", async () => {
-    const t = h.trial("msg-plain");
+    const t = h.rollout("msg-plain");
     const anthropic = client(t.apiKey);
     const base = {
       model: "claude-opus-4-1",
@@ -108,7 +108,7 @@ describe("gateway: Anthropic Messages", () => {
   });
 
   it("streams message_start .. message_stop and the SDK assembles the same message", async () => {
-    const t = h.trial("msg-stream");
+    const t = h.rollout("msg-stream");
     const stream = client(t.apiKey).messages.stream({
       model: "claude-opus-4-1",
       max_tokens: 1024,
@@ -141,7 +141,7 @@ describe("gateway: Anthropic Messages", () => {
       req.end();
     });
     assert.equal(status, 200);
-    const t = h.trial("msg-beta");
+    const t = h.rollout("msg-beta");
     const res = await fetch(`${h.gateway.url}/v1/messages?beta=true`, {
       method: "POST",
       headers: {

@@ -60,7 +60,7 @@ const firstTurn = [
 
 describe("gateway: OpenAI chat", () => {
   it("round-trips tool calls non-streamed, enforcing model and sampling and recording each call", async () => {
-    const t = h.trial("chat-plain");
+    const t = h.rollout("chat-plain");
     const openai = client(t.apiKey);
     const asked = {
       model: "gpt-agent-default",
@@ -138,7 +138,7 @@ describe("gateway: OpenAI chat", () => {
   });
 
   it("streams tool calls and reasoning, passing back only what the agent asked for", async () => {
-    const t = h.trial("chat-stream");
+    const t = h.rollout("chat-stream");
     const openai = client(t.apiKey);
     const stream = await openai.chat.completions.create({
       model: "gpt-agent-default",
@@ -194,8 +194,8 @@ describe("gateway: OpenAI chat", () => {
     assert.ok(plain.metadata.usage.input_tokens > 0);
   });
 
-  it("serves GET /v1/models with the served model, for a trial's credential", async () => {
-    const t = h.trial("chat-models");
+  it("serves GET /v1/models with the served model, for a rollout's credential", async () => {
+    const t = h.rollout("chat-models");
     const models = await client(t.apiKey).models.list();
     assert.deepEqual(
       models.data.map((m) => m.id),

@@ -2,7 +2,7 @@
 import type { JsonObject, Wire } from "./types.js";
 
 /**
- * Whose fault a failed call is, which decides the rollout's outcome (see trial/outcome.ts):
+ * Whose fault a failed call is, which decides the rollout's outcome (see rollout/outcome.ts):
  * - endpoint: the policy server failed (refused, reset, silent, 5xx, 429/503 after retries,
  *   a body that does not parse, a stream cut short): infrastructure, never the policy's reward.
  * - config: the endpoint refuses the user's key or does not know the route or model (401/403/404).

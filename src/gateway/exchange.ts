@@ -18,7 +18,7 @@ export interface ExchangeInput {
   asked: AgentAsked;
   capture: TokenCaptureCollector | null;
   res: ServerResponse;
-  /** The trial's headers sent upstream with the request (which rollout it is). */
+  /** The rollout's headers sent upstream with the request (which rollout it is). */
   headers?: Record<string, string>;
 }
 

@@ -42,8 +42,8 @@ async function allRecordedText(dir: string): Promise<string> {
 
 describe("gateway: credentials", () => {
   it("answers 401 in each dialect for a missing or unknown credential, and writes nothing", async () => {
-    const mine = h.trial("auth-mine");
-    const other = h.trial("auth-other");
+    const mine = h.rollout("auth-mine");
+    const other = h.rollout("auth-other");
     await h.gateway.removeRollout("auth-other");
     const before = h.policy.requests.length;
     await assert.rejects(
@@ -80,7 +80,7 @@ describe("gateway: policy failures", () => {
   for (const c of cases) {
     it(`${c.match}: the agent gets ${c.status} with a clear message, streamed or not, and it is recorded`, async () => {
       const name = `fail-${c.match}`;
-      const t = h.trial(name);
+      const t = h.rollout(name);
       const messages = [{ role: "user" as const, content: `please ${c.match}` }];
       await assert.rejects(openai(t.apiKey).chat.completions.create({ model: "m", messages }), (e: Loose) => {
         return e.status === c.status && c.message.test(e.message);

@@ -1,4 +1,4 @@
-// The gateway's public contract (what trials and the CLI call) and the JSON shapes it passes around.
+// The gateway's public contract (what a rollout's run and the CLI call) and the JSON shapes it passes around.
 import type { CallFault } from "./errors.js";
 
 export interface GatewayOptions {
@@ -16,7 +16,7 @@ export interface GatewayOptions {
     temperature?: number;
     topP?: number;
     maxTokens?: number;
-    /** The run's base seed: a trial of repeat k sends `seed: seed + k - 1` on every call. */
+    /** The run's base seed: a rollout of repeat k sends `seed: seed + k - 1` on every call. */
     seed?: number;
   };
   capture: { enabled: boolean; tokenIds?: "auto" | "on" | "off"; topLogprobs?: number | null };
@@ -59,8 +59,8 @@ export interface CallVerdict {
 }
 
 /**
- * The gateway's testimony about one rollout: every call and how the endpoint answered. The trial
- * decides the outcome from it and the agent's exit (trial/outcome.ts).
+ * The gateway's testimony about one rollout: every call and how the endpoint answered. The rollout
+ * decides its outcome from it and the agent's exit (rollout/outcome.ts).
  */
 export interface ModelWitness {
   calls: number;
@@ -87,22 +87,22 @@ export interface Gateway {
   /** http://host:port (agents add /v1 etc.). */
   readonly url: string;
   /**
-   * Registers a trial and returns a fresh random credential for it, and a signal the gateway aborts
+   * Registers a rollout and returns a fresh random credential for it, and a signal the gateway aborts
    * when it ends the rollout (the endpoint failed K times in a row, or refused the configuration).
-   * `repeat` (the 1-based index of the repeat job, default 1) is forwarded upstream with the trial's
-   * name on every call (ROLLOUT_HEADERS), so a scripted policy can vary its replies per rollout.
+   * `repeat` (the 1-based index of the repeat job, default 1) is forwarded upstream with the rollout's
+   * name on every call (ROLLOUT_HEADERS), so the scripted endpoint can vary its replies per rollout.
    */
   addRollout(
-    trialName: string,
+    rolloutName: string,
     opts: { trajectoryFile: string; repeat?: number },
   ): { apiKey: string; ended: AbortSignal };
-  /** What the gateway saw of the trial's calls. */
-  witness(trialName: string): ModelWitness;
+  /** What the gateway saw of the rollout's calls. */
+  witness(rolloutName: string): ModelWitness;
   /** A multi-step rollout's step began: the lines of calls made from now on carry `metadata.step`. */
-  setStep(trialName: string, step: string): void;
-  /** Revokes the credential at once; resolves when the trial's in-flight calls are recorded and its file is closed. */
-  removeRollout(trialName: string): Promise<void>;
-  usage(trialName: string): RolloutUsage;
+  setStep(rolloutName: string, step: string): void;
+  /** Revokes the credential at once; resolves when the rollout's in-flight calls are recorded and its file is closed. */
+  removeRollout(rolloutName: string): Promise<void>;
+  usage(rolloutName: string): RolloutUsage;
   close(): Promise<void>;
 }
 

@@ -46,7 +46,7 @@ export class UpstreamClient {
     if (apiKey) this.headers.authorization = `Bearer ${apiKey}`;
   }
 
-  /** Sends one chat request body (JSON text), with the trial's own headers; the sink hears the answer. */
+  /** Sends one chat request body (JSON text), with the rollout's own headers; the sink hears the answer. */
   send(body: string, sink: UpstreamSink, extra?: Record<string, string>): UpstreamCall {
     const call = new UpstreamCall(this, sink);
     const headers = extra ? { ...extra, ...this.headers } : this.headers;

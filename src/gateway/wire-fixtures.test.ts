@@ -60,7 +60,7 @@ before(async () => {
       ],
     },
   });
-  key = h.trial("wire").apiKey;
+  key = h.rollout("wire").apiKey;
 });
 after(() => h.close());
 

@@ -22,8 +22,8 @@ export interface Harness {
   gateway: Gateway;
   policy: Awaited<ReturnType<typeof startScriptedPolicy>>;
   dir: string;
-  /** Registers a trial; its trajectory file lies in the harness folder. */
-  trial(name: string): { apiKey: string; file: string };
+  /** Registers a rollout; its trajectory file lies in the harness folder. */
+  rollout(name: string): { apiKey: string; file: string };
   close(): Promise<void>;
 }
 
@@ -56,7 +56,7 @@ export async function startHarness(options: {
     gateway,
     policy,
     dir,
-    trial(name) {
+    rollout(name) {
       const file = path.join(dir, name, "trajectory", "llm_trajectory.jsonl");
       return { ...gateway.addRollout(name, { trajectoryFile: file }), file };
     },
@@ -68,7 +68,7 @@ export async function startHarness(options: {
   };
 }
 
-/** The recorded exchanges of a trial file (waits for the trial's writes by removing it first). */
+/** The recorded exchanges of a rollout's file (waits for the rollout's writes by removing it first). */
 export async function recorded(h: Harness, name: string): Promise<JsonObject[]> {
   await h.gateway.removeRollout(name);
   const file = path.join(h.dir, name, "trajectory", "llm_trajectory.jsonl");
