@@ -7,11 +7,11 @@ import { UserInputError } from "../errors.js";
 import { opt } from "../options.js";
 import { type GatewayCore, handleCall } from "./call.js";
 import { planCapture } from "./capture.js";
-import type { Dialect } from "./dialect.js";
-import { anthropicDialect } from "./dialects/anthropic.js";
-import { chatDialect } from "./dialects/chat.js";
-import { responsesDialect } from "./dialects/responses.js";
 import { errorBody } from "./errors.js";
+import { anthropicDialect } from "./inbound/anthropic.js";
+import { chatDialect } from "./inbound/chat.js";
+import { responsesDialect } from "./inbound/responses.js";
+import type { Dialect } from "./inbound.js";
 import { credentialOf } from "./redact.js";
 import { RolloutRegistry } from "./rollouts.js";
 import {
