@@ -4,8 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
-import type { CallFault } from "./errors.js";
-import type { GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
+import type { CallFault, GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
 
 export interface CallOutcome {
   failed: boolean;

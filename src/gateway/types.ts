@@ -1,5 +1,4 @@
 // The gateway's public contract (what a rollout's run and the CLI call) and the JSON shapes it passes around.
-import type { CallFault } from "./errors.js";
 
 export interface GatewayOptions {
   upstream: {
@@ -49,6 +48,17 @@ export const ENDPOINT_DEFAULTS: EndpointPolicy = {
   retries: 2,
   failFastCalls: 3,
 };
+
+/**
+ * Whose fault a failed call is, which decides the rollout's outcome (see rollout/outcome.ts):
+ * - endpoint: the policy server failed (refused, reset, silent, 5xx, 429/503 after retries,
+ *   a body that does not parse, a stream cut short): infrastructure, never the policy's reward.
+ * - config: the endpoint refuses the user's key or does not know the route or model (401/403/404).
+ * - policy: the request the policy produced was refused (400, 413, 422: e.g. context too long).
+ * - agent: the agent hung up before the answer was complete (its own limit, or it was stopped).
+ * - gateway: our own bug.
+ */
+export type CallFault = "endpoint" | "config" | "policy" | "agent" | "gateway";
 
 /** How one call ended, as far as the rollout's outcome is concerned. */
 export interface CallVerdict {
