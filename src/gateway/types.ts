@@ -7,7 +7,10 @@ export interface GatewayOptions {
     apiKey: string | null;
     /** Bare model name, e.g. "Qwen/Qwen3-8B": what goes upstream whatever the agent asked for. */
     model: string;
-    /** From `-m provider/model`: "vllm" | "sglang" | "openai" | ... (decides how token ids are asked for). */
+    /**
+     * The provider of the model option `provider/model`: "vllm" | "sglang" | "openai" | ... (decides
+     * how token ids are asked for).
+     */
     provider: string;
   };
   /** Enforced on every upstream call, over whatever the agent sent. */
@@ -19,7 +22,7 @@ export interface GatewayOptions {
     seed?: number;
   };
   capture: { enabled: boolean; tokenIds?: "auto" | "on" | "off"; topLogprobs?: number | null };
-  /** --policy-version; else what the server reports. */
+  /** The policy option policyVersion; else what the server reports. */
   policyVersion?: string | null;
   /** USD per million tokens. */
   price?: { inputPerMTok: number; outputPerMTok: number } | null;

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { nameFlags } from "../cli/option-flags.js";
 import { type Gateway, startGateway } from "./index.js";
 
 type Answer = { status: number; body?: string; headers?: Record<string, string> } | "hang";
@@ -31,6 +32,8 @@ let gateway: Gateway;
 let dir: string;
 
 before(async () => {
+  // The fixes the witness gives name the flags, as they do when the bench command runs.
+  nameFlags();
   upstream = http.createServer((req, res) => {
     let text = "";
     req.on("data", (part) => (text += part));

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { UserInputError } from "../errors.js";
+import { opt } from "../options.js";
 import { contentText } from "./chat-template.js";
 
 export interface ScriptedToolCall {
@@ -219,11 +220,12 @@ export function validatePolicyScript(data: unknown, file = "policy script"): Pol
 
 type Fail = (field: string, problem: string) => never;
 
-const FIXES = {
-  repeat:
-    'expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of --trials N)',
-  seed: 'expected a seed (a whole number >= 0) or a list of them, e.g. {"seed": 7} or {"seed": [7, 9]} (bench run --seed)',
-} as const;
+/** What a bad condition should be; made when it fails, so it names the options as the caller does. */
+function fixOf(key: "repeat" | "seed"): string {
+  if (key === "repeat")
+    return `expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of ${opt("trials")} N)`;
+  return `expected a seed (a whole number >= 0) or a list of them, e.g. {"seed": 7} or {"seed": [7, 9]} (${opt("policy.seed of a run")})`;
+}
 
 function checkWhen(when: unknown, at: string, fail: Fail): void {
   if (!isRecord(when)) fail(at, 'expected an object such as {"repeat": 2} or {"seed": 7}');
@@ -238,7 +240,7 @@ function checkWhen(when: unknown, at: string, fail: Fail): void {
     const least = key === "repeat" ? 1 : 0;
     const whole = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= least;
     if (Array.isArray(value) ? value.length === 0 || !value.every(whole) : !whole(value))
-      fail(`${at}.${key}`, FIXES[key]);
+      fail(`${at}.${key}`, fixOf(key));
   }
 }
 
