@@ -87,7 +87,7 @@ describe("gateway: Anthropic Messages", () => {
     assert.equal(second.stop_reason, "end_turn");
     assert.deepEqual(second.content, [{ type: "text", text: "It has 3 lines." }]);
 
-    const [req1, req2] = h.policy.requests.slice(-2).map((r) => r.body);
+    const [req1, req2] = h.endpoint.requests.slice(-2).map((r) => r.body);
     assert.equal(req1.model, POLICY_MODEL);
     assert.deepEqual([req1.temperature, req1.top_p, req1.max_tokens], [0.6, 0.9, 200]);
     assert.deepEqual(req1.messages[0], { role: "system", content: "You are Claude Code." });

@@ -47,9 +47,9 @@ async function callEveryDialect(h: Harness, apiKey: string): Promise<void> {
 
 async function run(
   gateway: HarnessGatewayOptions,
-  policy: Loose = {},
+  endpoint: Loose = {},
 ): Promise<{ lines: Loose[]; h: Harness }> {
-  const h = await startHarness({ script, policy, gateway });
+  const h = await startHarness({ script, endpoint, gateway });
   const t = h.rollout("cap");
   await callEveryDialect(h, t.apiKey);
   const lines = (await recorded(h, "cap")) as Loose[];

@@ -1,4 +1,4 @@
-// OpenAI chat through the gateway, driven by the official openai client against the scripted policy.
+// OpenAI chat through the gateway, driven by the official openai client against the scripted endpoint.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
@@ -25,7 +25,7 @@ let h: Harness;
 
 before(async () => {
   h = await startHarness({
-    policy: { versionHeader: "ckpt-7" },
+    endpoint: { versionHeader: "ckpt-7" },
     gateway: {
       sampling: { temperature: 0.2, topP: 0.95, maxTokens: 256 },
       capture: { enabled: true },
@@ -89,7 +89,7 @@ describe("gateway: OpenAI chat", () => {
     });
     assert.equal(second.choices[0]?.message.content, "There are two files.");
 
-    const upstream = h.policy.requests.slice(-2).map((r) => r.body);
+    const upstream = h.endpoint.requests.slice(-2).map((r) => r.body);
     for (const body of upstream) {
       assert.equal(body.model, POLICY_MODEL);
       assert.equal(body.temperature, 0.2);
@@ -181,7 +181,7 @@ describe("gateway: OpenAI chat", () => {
     assert.ok((final.choices[0]?.logprobs?.content?.length ?? 0) > 0);
     assert.ok((final.usage?.prompt_tokens ?? 0) > 0);
 
-    const upstream = h.policy.requests.at(-1)?.body;
+    const upstream = h.endpoint.requests.at(-1)?.body;
     assert.equal(upstream.stream, true);
     assert.deepEqual(upstream.stream_options, { include_usage: true });
     const [plain, asking] = (await recorded(h, "chat-stream")) as Loose[];

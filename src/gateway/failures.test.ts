@@ -45,7 +45,7 @@ describe("gateway: credentials", () => {
     const mine = h.rollout("auth-mine");
     const other = h.rollout("auth-other");
     await h.gateway.removeRollout("auth-other");
-    const before = h.policy.requests.length;
+    const before = h.endpoint.requests.length;
     await assert.rejects(
       openai("not-a-key").chat.completions.create({ model: "m", messages: [] }),
       (e: Loose) => {
@@ -64,7 +64,7 @@ describe("gateway: credentials", () => {
     const bare = await fetch(`${h.gateway.url}/v1/chat/completions`, { method: "POST", body: "{}" });
     assert.equal(bare.status, 401);
     assert.match(((await bare.json()) as Loose).error.message, /missing credential/);
-    assert.equal(h.policy.requests.length, before, "nothing reached the policy");
+    assert.equal(h.endpoint.requests.length, before, "nothing reached the policy");
     assert.deepEqual(await recorded(h, "auth-mine"), []);
     assert.equal(h.gateway.usage("auth-other").calls, 0);
     void mine;
@@ -150,6 +150,6 @@ describe("gateway: policy failures", () => {
     const text = await allRecordedText(h.dir);
     assert.ok(text.length > 0);
     assert.ok(!text.includes(UPSTREAM_KEY));
-    assert.ok(h.policy.requests.every((r) => r.headers.authorization === `Bearer ${UPSTREAM_KEY}`));
+    assert.ok(h.endpoint.requests.every((r) => r.headers.authorization === `Bearer ${UPSTREAM_KEY}`));
   });
 });

@@ -76,7 +76,7 @@ describe("gateway: OpenAI Responses", () => {
     const third = await openai.responses.create({ ...base, input });
     assert.equal(third.output_text, "Fixed it.");
 
-    const [req1, req2, req3] = h.policy.requests.slice(-3).map((r) => r.body);
+    const [req1, req2, req3] = h.endpoint.requests.slice(-3).map((r) => r.body);
     assert.deepEqual(req1.messages, [
       { role: "system", content: "You are Codex." },
       { role: "user", content: "Please fix the bug." },

@@ -162,7 +162,7 @@ function configFix(status: number, endpointUrl: string): string {
 /**
  * Which rollout a call belongs to, for the policy server: the rollout's name and its repeat (the
  * 1-based index of the `--trials` repeat job it runs in). Plain headers, so real servers (vLLM,
- * SGLang, hosted APIs) ignore them and nothing about sampling changes; the scripted policy branches
+ * SGLang, hosted APIs) ignore them and nothing about sampling changes; the scripted endpoint branches
  * on the repeat (`when: {repeat}` in a script).
  */
 export const ROLLOUT_HEADERS = { rollout: "x-benchflow-rollout", repeat: "x-benchflow-repeat" } as const;

@@ -1,4 +1,5 @@
-// Policy scripts: which replies the scripted policy gives, per conversation and turn.
+// The scripted endpoint's scripts ("policy scripts" to the user): which replies it gives, per
+// conversation and turn.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
@@ -43,7 +44,7 @@ export interface ScriptedConversation {
   when?: ScriptedWhen;
   replies: ScriptedReply[];
 }
-export interface PolicyScript {
+export interface EndpointScript {
   conversations: ScriptedConversation[];
 }
 
@@ -106,7 +107,7 @@ export function scriptTurns(replies: readonly ScriptedReply[]): Turn[] {
  * turn, which decides whether a transient failure still applies; without it, every request is the first.
  */
 export function chooseReply(
-  script: PolicyScript,
+  script: EndpointScript,
   messages: readonly unknown[],
   attempts?: AttemptCounter,
   rollout: RolloutContext = { repeat: 1 },
@@ -169,7 +170,7 @@ export function openingText(messages: readonly unknown[]): string {
   return texts.join("\n");
 }
 
-export async function loadPolicyScript(file: string): Promise<PolicyScript> {
+export async function loadEndpointScript(file: string): Promise<EndpointScript> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -183,11 +184,11 @@ export async function loadPolicyScript(file: string): Promise<PolicyScript> {
     const kind = /\.ya?ml$/i.test(file) ? "YAML" : "JSON (name the file .yaml for YAML)";
     throw new UserInputError(`${file}: not valid ${kind}: ${(err as Error).message}`);
   }
-  return validatePolicyScript(data, file);
+  return validateEndpointScript(data, file);
 }
 
 /** Checks a parsed script; errors name the file, the field and the fix. */
-export function validatePolicyScript(data: unknown, file = "policy script"): PolicyScript {
+export function validateEndpointScript(data: unknown, file = "policy script"): EndpointScript {
   const fail: Fail = (field, problem) => {
     throw new UserInputError(`${file}: ${field}: ${problem}`);
   };
@@ -215,7 +216,7 @@ export function validatePolicyScript(data: unknown, file = "policy script"): Pol
       checkReply(reply, `${at}.replies[${r}]`, fail);
     }
   }
-  return data as unknown as PolicyScript;
+  return data as unknown as EndpointScript;
 }
 
 type Fail = (field: string, problem: string) => never;

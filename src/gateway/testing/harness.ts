@@ -1,12 +1,13 @@
-// Test support (not used in production paths): a gateway in front of the scripted policy, with one
+// Test support (not used in production paths): a gateway in front of the scripted endpoint, with one
 // temp folder for trajectory files, and readers for what was recorded.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
-  type PolicyScript,
-  type ScriptedPolicyOptions,
-  startScriptedPolicy,
+  type EndpointScript,
+  type ScriptedEndpoint,
+  type ScriptedEndpointOptions,
+  startScriptedEndpoint,
 } from "../../scripted-endpoint/scripted-server.js";
 import { startGateway } from "../index.js";
 import type { Gateway, GatewayOptions, JsonObject } from "../types.js";
@@ -20,7 +21,7 @@ export type HarnessGatewayOptions = Partial<Omit<GatewayOptions, "upstream">> & 
 
 export interface Harness {
   gateway: Gateway;
-  policy: Awaited<ReturnType<typeof startScriptedPolicy>>;
+  endpoint: ScriptedEndpoint;
   dir: string;
   /** Registers a rollout; its trajectory file lies in the harness folder. */
   rollout(name: string): { apiKey: string; file: string };
@@ -28,21 +29,21 @@ export interface Harness {
 }
 
 export async function startHarness(options: {
-  script: PolicyScript;
-  policy?: Partial<ScriptedPolicyOptions>;
+  script: EndpointScript;
+  endpoint?: Partial<ScriptedEndpointOptions>;
   gateway?: HarnessGatewayOptions;
 }): Promise<Harness> {
-  const policy = await startScriptedPolicy({
+  const endpoint = await startScriptedEndpoint({
     model: "served-policy",
     apiKey: UPSTREAM_KEY,
-    ...options.policy,
+    ...options.endpoint,
     script: options.script,
   });
   const dir = await mkdtemp(path.join(tmpdir(), "bf-gateway-"));
   const { upstream, ...rest } = options.gateway ?? {};
   const gateway = await startGateway({
     upstream: {
-      baseUrl: policy.baseUrl,
+      baseUrl: endpoint.baseUrl,
       apiKey: UPSTREAM_KEY,
       model: POLICY_MODEL,
       provider: "vllm",
@@ -54,7 +55,7 @@ export async function startHarness(options: {
   });
   return {
     gateway,
-    policy,
+    endpoint,
     dir,
     rollout(name) {
       const file = path.join(dir, name, "trajectory", "llm_trajectory.jsonl");
@@ -62,7 +63,7 @@ export async function startHarness(options: {
     },
     async close() {
       await gateway.close();
-      await policy.close();
+      await endpoint.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
