@@ -13,7 +13,7 @@ import { CLI_AGENT_DEFS } from "../src/agents/in-sandbox/index.js";
 import { startGateway } from "../src/gateway/index.js";
 import { Evaluation } from "../src/job/evaluation.js";
 import { ContainerBackend } from "../src/sandbox/container/backend.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { type BenchRow, median } from "./report.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -35,8 +35,8 @@ async function directStart(
   scriptFile: string,
   scratch: string,
 ): Promise<number> {
-  const policy = await startScriptedPolicy({
-    script: await loadPolicyScript(scriptFile),
+  const policy = await startScriptedEndpoint({
+    script: await loadEndpointScript(scriptFile),
     recordRequests: true,
   });
   const gateway = await startGateway({
@@ -101,8 +101,8 @@ export async function benchAgents(): Promise<BenchRow[]> {
       const direct: number[] = [];
       for (let i = 0; i < DIRECT_RUNS; i++)
         direct.push(await directStart(def, bundle.dir, scriptFile, scratch));
-      const policy = await startScriptedPolicy({
-        script: await loadPolicyScript(scriptFile),
+      const policy = await startScriptedEndpoint({
+        script: await loadEndpointScript(scriptFile),
         recordRequests: false,
       });
       try {

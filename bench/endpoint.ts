@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Evaluation } from "../src/job/evaluation.js";
 import { selectBackend } from "../src/sandbox/select.js";
-import { type ScriptedToolCall, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { type ScriptedToolCall, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { copyTree } from "../src/util/copy-tree.js";
 import { type BenchRow, median } from "./report.js";
 
@@ -42,7 +42,7 @@ async function longTask(scratch: string): Promise<string> {
 async function downToEnd(agent: string, task: string, sandbox: string, jobsDir: string) {
   const call = SHELL[agent] as (c: string) => ScriptedToolCall;
   const title = agent === "opencode" ? [{ match: "Generate a title", replies: [{ content: "T" }] }] : [];
-  const policy = await startScriptedPolicy({
+  const policy = await startScriptedEndpoint({
     script: {
       conversations: [...title, { replies: [{ content: "", tool_calls: [call("sleep 1; echo ok")] }] }],
     },

@@ -6,13 +6,13 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { startGateway } from "../src/gateway/index.js";
-import { startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 
 const [role, upstream] = process.argv.slice(2);
 const send = (m: unknown) => process.send?.(m);
 
 if (role === "policy") {
-  const policy = await startScriptedPolicy({
+  const policy = await startScriptedEndpoint({
     script: { conversations: [{ replies: [{ content: "The answer is 42." }] }] },
     recordRequests: false,
     delayMs: Number(upstream ?? 0),

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
-import { loadPolicyScript } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript } from "../src/scripted-endpoint/scripted-server.js";
 import { acpEvents, CLI_AGENTS, llmCalls, readJson, runAgent } from "./testing/agents.js";
 import { bench, EXAMPLES, REPO, useScratch } from "./testing/bench.js";
 
@@ -18,7 +18,7 @@ describe("agent CLIs in the container sandbox", () => {
     it(`${agent}: hello scores 1.0 twice, with token capture on every call and rows that keep tool calls`, async (t) => {
       if (!(await engineOrSkip(t))) return;
       const jobsDir = path.join(scratch(), agent);
-      const script = await loadPolicyScript(path.join(REPO, `examples/policies/${agent}-hello.json`));
+      const script = await loadEndpointScript(path.join(REPO, `examples/policies/${agent}-hello.json`));
       const { result, requests, found } = await runAgent(script, {
         tasks: path.join(EXAMPLES, "hello"),
         agent,

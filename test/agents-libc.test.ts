@@ -19,7 +19,7 @@ import {
 } from "../src/sandbox/container/image/agent-image.js";
 import { buildTaskImage } from "../src/sandbox/container/image/image.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
-import { loadPolicyScript } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript } from "../src/scripted-endpoint/scripted-server.js";
 import { loadTask } from "../src/task/load.js";
 import { readJson, runAgent } from "./testing/agents.js";
 import { REPO, tempDir } from "./testing/bench.js";
@@ -136,7 +136,7 @@ describe("agent bundles in an image with another C library", () => {
   it("claude-code in the musl image: the trial runs from the derived image and scores 1.0, saying which path it took", async (t) => {
     if (!(await engineOrSkip(t))) return;
     const jobsDir = path.join(root, "jobs");
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/claude-code-hello.json"));
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/claude-code-hello.json"));
     const warnings: string[] = [];
     const { result, found } = await runAgent(script, {
       tasks: taskDir,

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { readRolloutConfig } from "../src/jobs-dir/index.js";
 import { WrittenRolloutConfig } from "../src/schemas/rollout-config.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { EXAMPLES, REPO, rollouts, tempDir } from "./testing/bench.js";
 
 /** Every key of every object in `value`, with its path. */
@@ -24,8 +24,8 @@ describe("config.json keys", () => {
   let written: Record<string, unknown>;
   before(async () => {
     root = await tempDir("config-keys");
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
-    const policy = await startScriptedPolicy({ script });
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
+    const policy = await startScriptedEndpoint({ script });
     try {
       const result = await new Evaluation({
         tasks: path.join(EXAMPLES, "hello"),

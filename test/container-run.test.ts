@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { listContainers } from "../src/sandbox/container/lifecycle/cleanup.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import {
   bench,
   EXAMPLES,
@@ -92,8 +92,8 @@ describe("bench run --sandbox container", () => {
       ["hello", "hello.json", 1],
       ["half-life", "half-life-one-wrong.json", 0.6667],
     ] as const) {
-      const policy = await startScriptedPolicy({
-        script: await loadPolicyScript(path.join(REPO, "examples/policies", script)),
+      const policy = await startScriptedEndpoint({
+        script: await loadEndpointScript(path.join(REPO, "examples/policies", script)),
       });
       try {
         const result = await new Evaluation({

@@ -6,14 +6,14 @@ import { describe, it } from "node:test";
 import { ContainerBackend } from "../src/sandbox/container/backend.js";
 import { engineOrSkip, makeTask, removeTaskDir } from "../src/sandbox/container/testing/kit.js";
 import { useScratch } from "./testing/bench.js";
-import { downloadPastBudget, hostileLogsTrial } from "./testing/copy-out.js";
+import { downloadPastBudget, hostileLogsRollout } from "./testing/copy-out.js";
 
 const scratch = useScratch("copy-out-ct");
 
 describe("copies out of the container sandbox", () => {
   it("a trial's sparse files stay sparse, links to host files and fifos stay behind, recorded", async (t) => {
     if (!(await engineOrSkip(t))) return;
-    await hostileLogsTrial("container", path.join(scratch(), "jobs"));
+    await hostileLogsRollout("container", path.join(scratch(), "jobs"));
   });
 
   it("a download stops at its budget and records the cut", async (t) => {

@@ -5,13 +5,13 @@ import { describe, it } from "node:test";
 import { createNamespaceBackend } from "../src/sandbox/namespace/backend.js";
 import { makeSpec, makeTask } from "../src/sandbox/namespace/testing/kit.js";
 import { useScratch } from "./testing/bench.js";
-import { downloadPastBudget, hostileLogsTrial } from "./testing/copy-out.js";
+import { downloadPastBudget, hostileLogsRollout } from "./testing/copy-out.js";
 
 const scratch = useScratch("copy-out-ns");
 
 describe("copies out of the namespace sandbox", () => {
   it("a trial's sparse files stay sparse, links to host files and fifos stay behind, recorded", () =>
-    hostileLogsTrial("namespace", path.join(scratch(), "jobs")));
+    hostileLogsRollout("namespace", path.join(scratch(), "jobs")));
 
   it("a download stops at its budget and records the cut", async () => {
     const sandbox = await createNamespaceBackend().create(

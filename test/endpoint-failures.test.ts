@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { nameFlags } from "../src/cli/option-flags.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
 import { bench, useScratch } from "./testing/bench.js";
 import {
@@ -23,6 +24,9 @@ import {
 } from "./testing/outage.js";
 
 const scratch = useScratch("endpoint-failures");
+
+// The fixes in the run's messages name the flags, as they do when the bench command runs.
+nameFlags();
 
 /**
  * "Well under the agent's time limit": a quarter of it, far above the seconds fail-fast should take

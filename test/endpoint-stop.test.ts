@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { loadJob } from "../src/jobs-dir/load-job.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("endpoint-stop");
@@ -66,8 +66,8 @@ describe("bench run: an endpoint that stays down stops the run", () => {
     assert.equal(loaded.counts.outcomes.provider_error, 3);
     assert.equal(loaded.counts.notStarted, 2);
 
-    const policy = await startScriptedPolicy({
-      script: await loadPolicyScript(path.join(REPO, "examples/policies/hello.json")),
+    const policy = await startScriptedEndpoint({
+      script: await loadEndpointScript(path.join(REPO, "examples/policies/hello.json")),
     });
     try {
       const back = await bench(runArgs(jobsDir, policy.baseUrl, ["--job-name", jobName]));

@@ -30,7 +30,7 @@ import { createNamespaceBackend } from "../src/sandbox/namespace/backend.js";
 import type { NamespaceSandbox } from "../src/sandbox/namespace/sandbox.js";
 import { makeSpec, makeTask as namespaceTask, tempDir } from "../src/sandbox/namespace/testing/kit.js";
 import type { PolicyEndpoint, Sandbox } from "../src/sandbox/types.js";
-import { startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import type { Task } from "../src/task/types.js";
 import { FIXTURES, REPO, rollouts, useScratch } from "./testing/bench.js";
 
@@ -40,7 +40,7 @@ const MARKER = "HOST-ANY-ADDRESS-7e2a";
 const servers: net.Server[] = [];
 let anyPort: number;
 let gatewayPort: number;
-let policy: Awaited<ReturnType<typeof startScriptedPolicy>>;
+let policy: Awaited<ReturnType<typeof startScriptedEndpoint>>;
 /** The scripted policy's port: it stands in for vLLM served on the host's 0.0.0.0. */
 let policyPort: number;
 /** The host's addresses a bash /dev/tcp can name (link-local IPv6 needs a scope; the rules hold it too). */
@@ -90,7 +90,7 @@ before(async () => {
     http.createServer((_q, res) => res.end("gateway-ok")),
     "127.0.0.1",
   );
-  policy = await startScriptedPolicy({ script: { conversations: [] }, host: "0.0.0.0" });
+  policy = await startScriptedEndpoint({ script: { conversations: [] }, host: "0.0.0.0" });
   policyPort = Number(new URL(policy.baseUrl).port);
   const found = await hostAddresses();
   addresses = [...found.v4, ...found.v6.filter((a) => !a.startsWith("fe80:"))];
@@ -447,7 +447,7 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
         );
         return;
       }
-      const served = await startScriptedPolicy({ script, host: "0.0.0.0" });
+      const served = await startScriptedEndpoint({ script, host: "0.0.0.0" });
       const endpointPort = Number(new URL(served.baseUrl).port);
       const task = path.join(scratch(), `tasks-${sandbox}/network-verifier`);
       await fs.cp(path.join(FIXTURES, "network-verifier"), task, { recursive: true });

@@ -12,7 +12,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
-import { startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { llmCalls, scriptFor, shellCall } from "./testing/agents.js";
 import { FIXTURES, rollouts, useScratch } from "./testing/bench.js";
 
@@ -72,7 +72,7 @@ describe("network on: the outside yes, the host's loopback no, the gateway yes",
           ],
         },
       ]);
-      const policy = await startScriptedPolicy({ script, port: policyPort });
+      const policy = await startScriptedEndpoint({ script, port: policyPort });
       const jobsDir = path.join(scratch(), sandbox);
       // A real agent CLI may need more than the fixture's few seconds on a busy machine.
       const task = path.join(scratch(), `tasks-${sandbox}/network-verifier`);

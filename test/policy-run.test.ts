@@ -6,9 +6,9 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
 import {
-  loadPolicyScript,
-  type PolicyScript,
-  startScriptedPolicy,
+  type EndpointScript,
+  loadEndpointScript,
+  startScriptedEndpoint,
 } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
 
@@ -32,13 +32,13 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 async function runWith(
-  script: PolicyScript,
+  script: EndpointScript,
   task: string,
   jobs: string,
   extra: Record<string, unknown> = {},
   server: Record<string, unknown> = {},
 ) {
-  const policy = await startScriptedPolicy({ script, apiKey: KEY, ...server });
+  const policy = await startScriptedEndpoint({ script, apiKey: KEY, ...server });
   try {
     const result = await new Evaluation({
       tasks: path.join(EXAMPLES, task),
@@ -58,7 +58,7 @@ async function runWith(
 
 describe("bench-agent on the scripted policy", () => {
   it("solves hello with reward 1.0, recording every call with token ids and logprobs", async () => {
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
     const { result, requests, found } = await runWith(script, "hello", "hello");
     assert.equal(result.exitCode, 0);
     assert.equal(result.results[0]?.rewards?.reward, 1);
@@ -93,7 +93,7 @@ describe("bench-agent on the scripted policy", () => {
   });
 
   it("reaches partial credit on half-life when the script gets one check wrong", async () => {
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/half-life-one-wrong.json"));
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/half-life-one-wrong.json"));
     const { result } = await runWith(script, "half-life", "half-life");
     assert.equal(result.results[0]?.rewards?.reward, 0.6667);
     assert.equal(
@@ -103,7 +103,7 @@ describe("bench-agent on the scripted policy", () => {
   });
 
   it("enforces the sampling settings on every upstream call, records them, and keeps the key out of the sandbox and the jobs dir", async () => {
-    const script: PolicyScript = {
+    const script: EndpointScript = {
       conversations: [
         {
           replies: [
@@ -145,7 +145,7 @@ describe("bench-agent on the scripted policy", () => {
   });
 
   it("says what is unavailable when the server gives no token ids", async () => {
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
     const { found } = await runWith(script, "hello", "no-ids", {}, { tokenIds: false });
     for (const call of await calls(found[0]?.dir ?? "")) {
       const tc = call.metadata.token_capture;

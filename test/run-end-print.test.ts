@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { loadJob } from "../src/jobs-dir/load-job.js";
-import { type PolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { type EndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, startBench, useScratch, waitUntil } from "./testing/bench.js";
 
 const scratch = useScratch("run-end");
@@ -68,7 +68,7 @@ describe("bench run's last lines", () => {
 
   it("after a SIGINT, print the command with --job-name that finishes the run, and it does", async () => {
     // The first call hangs (until the run is interrupted); every later one is answered.
-    const script: PolicyScript = {
+    const script: EndpointScript = {
       conversations: [
         {
           replies: [
@@ -81,7 +81,7 @@ describe("bench run's last lines", () => {
         },
       ],
     };
-    const policy = await startScriptedPolicy({ script });
+    const policy = await startScriptedEndpoint({ script });
     try {
       const cwd = path.join(scratch(), "interrupted");
       await fs.mkdir(cwd);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
 import { addViewRollout, makeViewRun } from "./testing/view-run.js";
 
@@ -63,8 +63,8 @@ function chatsByRepeat(
 
 describe("a scripted policy that branches on the repeat", () => {
   it("gives hello rewards 0, 1, 0 over --trials 3, the same on a second run", async () => {
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello-repeats.json"));
-    const policy = await startScriptedPolicy({ script, apiKey: "sk-upstream" });
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello-repeats.json"));
+    const policy = await startScriptedEndpoint({ script, apiKey: "sk-upstream" });
     try {
       const runOnce = (name: string) => helloGroup(policy.baseUrl, name, ["--api-key", "sk-upstream"]);
       const first = await runOnce("first");
@@ -92,8 +92,8 @@ describe("a scripted policy that branches on the repeat", () => {
   });
 
   it("with --seed 100, repeat k asks for seed 99 + k on every call, and a script branching on it gives 0, 1, 0", async () => {
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello-seeds.json"));
-    const policy = await startScriptedPolicy({ script });
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello-seeds.json"));
+    const policy = await startScriptedEndpoint({ script });
     try {
       const runOnce = (name: string, seed: string[]) => helloGroup(policy.baseUrl, name, seed);
       const seeded = await runOnce("seeded", ["--seed", "100"]);

@@ -8,7 +8,7 @@ import path from "node:path";
 import { before, describe, it } from "node:test";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
 
 const KEY = "sk-seam-4242";
@@ -47,8 +47,8 @@ describe("a real run's files match the published JSON Schemas", () => {
 
   before(async () => {
     jobs = path.join(scratch(), "jobs");
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
-    const policy = await startScriptedPolicy({ script, apiKey: KEY });
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
+    const policy = await startScriptedEndpoint({ script, apiKey: KEY });
     try {
       const result = await new Evaluation({
         tasks: path.join(EXAMPLES, "hello"),

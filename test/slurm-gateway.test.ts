@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, rollouts } from "./testing/bench.js";
 import { clusterMissing, SHARED_ROOT } from "./testing/slurm.js";
 
@@ -39,8 +39,8 @@ describe("--executor slurm: the gateway on the submitting host, reached at a non
   after(() => fs.rm(scratch, { recursive: true, force: true }));
 
   it("bench-agent with --capture-tokens scores as locally and its rows have the same shape", async () => {
-    const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
-    const policy = await startScriptedPolicy({ script, apiKey: KEY });
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
+    const policy = await startScriptedEndpoint({ script, apiKey: KEY });
     // As a user types it: bench run with --capture-tokens, here and then with --executor slurm.
     const run = async (jobs: string, slurm: boolean) => {
       const r = await bench([

@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, EXAMPLES, REPO, slowHelloTasks, startBench, useScratch, waitUntil } from "./testing/bench.js";
 
 const scratch = useScratch("train-e2e");
@@ -19,8 +19,8 @@ const lines = async (file: string) =>
 describe("bench train on bench-agent rollouts", () => {
   let agentDir: string;
   before(async () => {
-    const policy = await startScriptedPolicy({
-      script: await loadPolicyScript(path.join(REPO, "examples/policies/hello.json")),
+    const policy = await startScriptedEndpoint({
+      script: await loadEndpointScript(path.join(REPO, "examples/policies/hello.json")),
     });
     try {
       const run = await new Evaluation({

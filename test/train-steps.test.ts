@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import { Evaluation } from "../src/job/evaluation.js";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { bench, FIXTURES, REPO, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("train-steps");
@@ -17,8 +17,8 @@ const lines = async (file: string) =>
     .map((l) => JSON.parse(l));
 
 async function runWith(policyFile: string, jobName: string): Promise<void> {
-  const policy = await startScriptedPolicy({
-    script: await loadPolicyScript(path.join(REPO, "test/fixtures/policies", policyFile)),
+  const policy = await startScriptedEndpoint({
+    script: await loadEndpointScript(path.join(REPO, "test/fixtures/policies", policyFile)),
   });
   try {
     const run = await new Evaluation({

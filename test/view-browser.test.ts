@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
-import { loadPolicyScript, startScriptedPolicy } from "../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../src/scripted-endpoint/scripted-server.js";
 import { startViewServer } from "../src/view/index.js";
 import { bench, EXAMPLES, REPO, rollouts, tempDir } from "./testing/bench.js";
 import { browserSkip, launchBrowser, SCREENSHOTS, screenshot } from "./testing/browser.js";
@@ -35,8 +35,8 @@ interface InPage {
 
 /** `bench run` of hello with --capture-tokens against a scripted endpoint that returns no logprobs. */
 async function runWithoutLogprobs(jobsDir: string): Promise<string> {
-  const script = await loadPolicyScript(path.join(REPO, "examples/policies/hello.json"));
-  const policy = await startScriptedPolicy({ script, logprobs: false });
+  const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
+  const policy = await startScriptedEndpoint({ script, logprobs: false });
   try {
     const args = ["run", path.join(EXAMPLES, "hello"), "-a", "bench-agent", "-m", "vllm/scripted"];
     const r = await bench(

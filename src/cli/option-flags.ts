@@ -30,6 +30,7 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   model: "-m",
   out: "--out",
   parallelJobs: "--parallel-jobs",
+  "policy.apiKey": "--api-key",
   "policy.baseUrl": "--base-url",
   "policy.endpointRetries": "--endpoint-retries",
   "policy.failFastCalls": "--fail-fast-calls",
@@ -62,6 +63,8 @@ const PHRASES: Readonly<Record<string, string>> = {
   "include/exclude": "--include/--exclude",
   "follow: false": "--no-follow",
   throws: "exits 2",
+  "policy.apiKey or its variable": "--api-key (or BENCHFLOW_PROVIDER_API_KEY)",
+  "policy.seed of a run": "bench run --seed",
 };
 
 export function flagOf(ref: OptionRef): string | undefined {

@@ -1,7 +1,7 @@
 // `bench policy scripted`: a deterministic stand-in for a vLLM server, to smoke-test tasks and
 // agents without a GPU.
 import { type Command, InvalidArgumentError } from "commander";
-import { runScriptedPolicyCommand } from "../scripted-endpoint/command.js";
+import { runScriptedEndpointCommand } from "../scripted-endpoint/command.js";
 import { withHelp } from "./help.js";
 import { POLICY_HELP, SCRIPTED_HELP } from "./help-pages.js";
 import { parseInteger } from "./options.js";
@@ -27,7 +27,7 @@ export function registerPolicyCommands(program: Command): void {
     .option("--host <host>", "address", "127.0.0.1")
     .option("--model <id>", "served model id", "scripted")
     .action(async (opts: { script: string; port: number; host: string; model: string }) => {
-      await runScriptedPolicyCommand(opts);
+      await runScriptedEndpointCommand(opts);
     });
   withHelp(scripted, SCRIPTED_HELP);
 }

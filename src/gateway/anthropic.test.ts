@@ -48,7 +48,7 @@ function client(apiKey: string): Anthropic {
 
 describe("gateway: Anthropic Messages", () => {
   it("round-trips thinking, tool_use and tool_result, not streamed", async () => {
-    const t = h.trial("msg-plain");
+    const t = h.rollout("msg-plain");
     const anthropic = client(t.apiKey);
     const base = {
       model: "claude-opus-4-1",
@@ -87,7 +87,7 @@ describe("gateway: Anthropic Messages", () => {
     assert.equal(second.stop_reason, "end_turn");
     assert.deepEqual(second.content, [{ type: "text", text: "It has 3 lines." }]);
 
-    const [req1, req2] = h.policy.requests.slice(-2).map((r) => r.body);
+    const [req1, req2] = h.endpoint.requests.slice(-2).map((r) => r.body);
     assert.equal(req1.model, POLICY_MODEL);
     assert.deepEqual([req1.temperature, req1.top_p, req1.max_tokens], [0.6, 0.9, 200]);
     assert.deepEqual(req1.messages[0], { role: "system", content: "You are Claude Code." });
@@ -108,7 +108,7 @@ describe("gateway: Anthropic Messages", () => {
   });
 
   it("streams message_start .. message_stop and the SDK assembles the same message", async () => {
-    const t = h.trial("msg-stream");
+    const t = h.rollout("msg-stream");
     const stream = client(t.apiKey).messages.stream({
       model: "claude-opus-4-1",
       max_tokens: 1024,
@@ -141,7 +141,7 @@ describe("gateway: Anthropic Messages", () => {
       req.end();
     });
     assert.equal(status, 200);
-    const t = h.trial("msg-beta");
+    const t = h.rollout("msg-beta");
     const res = await fetch(`${h.gateway.url}/v1/messages?beta=true`, {
       method: "POST",
       headers: {

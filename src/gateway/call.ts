@@ -1,19 +1,19 @@
-// One model call of one trial, end to end: parse, translate to chat, enforce the model and sampling,
+// One model call of one rollout, end to end: parse, translate to chat, enforce the model and sampling,
 // add capture fields, exchange with the policy, answer the agent, and append the trajectory line.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TokenCaptureBlock, TrajectoryLine } from "../schemas/trajectory.js";
 import { applyCapture, type CapturePlan, TokenCaptureCollector } from "./capture.js";
-import type { Dialect } from "./dialect.js";
 import { errorBody, GatewayError } from "./errors.js";
-import { type ExchangeTrace, JSON_HEADERS, newTrace } from "./exchange.js";
+import { type ExchangeInput, type ExchangeTrace, JSON_HEADERS, newTrace } from "./exchange.js";
+import type { Dialect } from "./inbound.js";
 import { LineBuilder, oneLine } from "./line.js";
 import { plainExchange } from "./plain-exchange.js";
 import { redactFixedHeaders, redactHeaders } from "./redact.js";
-import type { GatewayRollout } from "./rollouts.js";
+import type { CallOutcome, GatewayRollout } from "./rollouts.js";
 import { streamExchange } from "./stream-exchange.js";
 import { ASKED_NOTHING, agentAsked } from "./strip.js";
-import type { EndpointPolicy, GatewayOptions, JsonObject } from "./types.js";
+import type { EndpointPolicy, GatewayOptions, JsonObject, Wire } from "./types.js";
 import { isObject } from "./types.js";
 import type { UpstreamClient } from "./upstream.js";
 
@@ -24,6 +24,16 @@ export interface GatewayCore {
   plan: CapturePlan;
 }
 
+/** The agent's side of one call, as the route received it. */
+export interface AgentExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The request body, or null when it was over the limit. */
+  raw: Buffer | null;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+}
+
 /** Statuses that say "try again shortly": the gateway retries them before the agent sees them. */
 const RETRIED_STATUSES = new Set([429, 503]);
 const RETRY_BASE_MS = 500;
@@ -32,72 +42,167 @@ const RETRY_AFTER_CAP_MS = 10_000;
 
 const VERSION_HEADERS = ["x-policy-version", "x-model-version", "x-weights-version"];
 
+/**
+ * One call as it goes: what its trajectory line records, filled in step by step, so a call that
+ * fails part way still records what was known when it failed.
+ */
+interface CallState {
+  readonly requestTimestamp: string;
+  /** The step the call began in: a multi-step rollout may move on before the call ends. */
+  readonly step: string | null;
+  readonly capture: TokenCaptureCollector | null;
+  /** The agent's request, parsed, and its JSON text as sent. */
+  request: JsonObject | null;
+  text: string | null;
+  /** The chat request sent upstream, and its JSON text. */
+  upstreamBody: JsonObject | null;
+  upstreamText: string | null;
+  /** The last try's trace (a retry starts a fresh one). */
+  trace: ExchangeTrace;
+  attempts: number;
+  error: GatewayError | null;
+}
+
 export async function handleCall(
   core: GatewayCore,
   dialect: Dialect,
-  trial: GatewayRollout,
-  exchange: { req: IncomingMessage; res: ServerResponse; raw: Buffer | null; startedAt: number },
+  rollout: GatewayRollout,
+  exchange: AgentExchange,
 ): Promise<void> {
-  const { req, res, raw, startedAt } = exchange;
-  const step = trial.step;
-  const requestTimestamp = new Date(Date.now() - (performance.now() - startedAt)).toISOString();
+  const { res, raw, startedAt } = exchange;
   const { upstream } = core.options;
-  const capture = core.plan.enabled
-    ? new TokenCaptureCollector(core.plan, dialect.wire, upstream.provider)
-    : null;
-  let trace = newTrace();
-  let attempts = 0;
-  let request: JsonObject | null = null;
-  let text: string | null = null;
-  let upstreamBody: JsonObject | null = null;
-  let upstreamText: string | null = null;
-  let error: GatewayError | null = null;
+  const call: CallState = {
+    requestTimestamp: new Date(Date.now() - (performance.now() - startedAt)).toISOString(),
+    step: rollout.step,
+    capture: core.plan.enabled ? new TokenCaptureCollector(core.plan, dialect.wire, upstream.provider) : null,
+    request: null,
+    text: null,
+    upstreamBody: null,
+    upstreamText: null,
+    trace: newTrace(),
+    attempts: 0,
+    error: null,
+  };
   try {
-    ({ request, text } = parseRequest(raw));
-    upstreamBody = upstreamRequest(core, dialect, request, trial.repeat);
-    upstreamText = JSON.stringify(upstreamBody);
-    const asked = dialect.wire === "openai-chat" ? agentAsked(request) : ASKED_NOTHING;
-    const headers = trial.forwardHeaders;
-    const input = { upstream: core.upstream, dialect, request, upstreamText, asked, capture, res, headers };
-    for (;;) {
-      attempts++;
-      try {
-        await (upstreamBody.stream === true ? streamExchange(input, trace) : plainExchange(input, trace));
-        break;
-      } catch (err) {
-        const wait = retryDelay(core.endpoint, err, attempts, trace, res);
-        if (wait === null) throw err;
-        await sleep(wait);
-        if (res.destroyed) throw err;
-        trace = newTrace();
-      }
-    }
+    const parsed = parseRequest(raw);
+    call.request = parsed.request;
+    call.text = parsed.text;
+    const upstreamBody = upstreamRequest(core, dialect, parsed.request, rollout.repeat);
+    call.upstreamBody = upstreamBody;
+    call.upstreamText = JSON.stringify(upstreamBody);
+    const input: ExchangeInput = {
+      upstream: core.upstream,
+      dialect,
+      request: parsed.request,
+      upstreamText: call.upstreamText,
+      asked: dialect.wire === "openai-chat" ? agentAsked(parsed.request) : ASKED_NOTHING,
+      capture: call.capture,
+      res,
+      headers: rollout.forwardHeaders,
+    };
+    await exchangeWithRetries(core.endpoint, input, upstreamBody.stream === true, call);
   } catch (err) {
-    error =
-      err instanceof GatewayError
-        ? err
-        : new GatewayError(500, `gateway error: ${(err as Error).message}`, null, "gateway");
-    if (res.destroyed && !res.writableFinished) {
-      error = new GatewayError(
-        499,
-        "the agent closed the connection before the answer was complete",
-        null,
-        "agent",
-      );
-    } else if (!res.headersSent) {
-      const body = errorBody(dialect.wire, error.status, error.message, error.upstreamType);
-      trace.responseHeaders = JSON_HEADERS;
-      res.writeHead(error.status, trace.responseHeaders);
-      res.end(JSON.stringify(body));
-      trace.body = body;
-    }
-    trace.body ??= { error: { message: error.message, status: error.status } };
-    capture?.fail(error.message);
+    call.error = answerFailure(err, dialect.wire, call.trace, res);
+    call.capture?.fail(call.error.message);
   }
+  recordCall(core, dialect, rollout, exchange, call);
+}
+
+/** The exchange, tried again on a 429 or 503 while retryDelay allows; each try has a fresh trace. */
+async function exchangeWithRetries(
+  endpoint: EndpointPolicy,
+  input: ExchangeInput,
+  stream: boolean,
+  call: CallState,
+): Promise<void> {
+  for (;;) {
+    call.attempts++;
+    try {
+      await (stream ? streamExchange(input, call.trace) : plainExchange(input, call.trace));
+      return;
+    } catch (err) {
+      const wait = retryDelay(endpoint, err, call.attempts, call.trace, input.res);
+      if (wait === null) throw err;
+      await sleep(wait);
+      if (input.res.destroyed) throw err;
+      call.trace = newTrace();
+    }
+  }
+}
+
+/**
+ * A failed call as the agent knows it: its fault is the agent's when the agent hung up first;
+ * otherwise the agent gets the error in its own dialect, if nothing of the answer reached it yet.
+ * The trace keeps a body either way, for the line.
+ */
+function answerFailure(err: unknown, wire: Wire, trace: ExchangeTrace, res: ServerResponse): GatewayError {
+  let error =
+    err instanceof GatewayError
+      ? err
+      : new GatewayError(500, `gateway error: ${(err as Error).message}`, null, "gateway");
+  if (res.destroyed && !res.writableFinished) {
+    error = new GatewayError(
+      499,
+      "the agent closed the connection before the answer was complete",
+      null,
+      "agent",
+    );
+  } else if (!res.headersSent) {
+    const body = errorBody(wire, error.status, error.message, error.upstreamType);
+    trace.responseHeaders = JSON_HEADERS;
+    res.writeHead(error.status, trace.responseHeaders);
+    res.end(JSON.stringify(body));
+    trace.body = body;
+  }
+  trace.body ??= { error: { message: error.message, status: error.status } };
+  return error;
+}
+
+/** Appends the call's trajectory line to the rollout's file, and what the rollout counts of it. */
+function recordCall(
+  core: GatewayCore,
+  dialect: Dialect,
+  rollout: GatewayRollout,
+  exchange: AgentExchange,
+  call: CallState,
+): void {
+  const { req, raw, startedAt } = exchange;
+  const { request, text, trace, error } = call;
   const version = policyVersion(core.options, trace);
-  // Dialects never change the parsed request, so its text stands for it (when it fits on one line).
   const line = new LineBuilder();
+  // Dialects never change the parsed request, so its text stands for it (when it fits on one line).
   const requestText = request && text !== null ? oneLine(text) : null;
+  const metadata = lineMetadata(core, dialect, call, version, line);
+  const value: TrajectoryLine = {
+    request: {
+      timestamp: call.requestTimestamp,
+      method: req.method ?? "POST",
+      path: req.url ?? "",
+      headers: redactHeaders(req.headers),
+      body: requestText ? line.hold(requestText) : (request ?? (raw ? raw.toString("utf8") : null)),
+    },
+    response: {
+      timestamp: new Date().toISOString(),
+      status_code: error ? error.status : 200,
+      headers: redactFixedHeaders(trace.responseHeaders),
+      body: trace.bodyText ? line.hold(trace.bodyText) : trace.body,
+    },
+    duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+    metadata,
+  };
+  rollout.finish(line.build(value), outcomeOf(call, version));
+}
+
+/** The line's metadata: what was asked, what went upstream, how it went. */
+function lineMetadata(
+  core: GatewayCore,
+  dialect: Dialect,
+  call: CallState,
+  version: string | null,
+  line: LineBuilder,
+): TrajectoryLine["metadata"] {
+  const { upstream } = core.options;
+  const { request, upstreamBody, upstreamText, trace, error } = call;
   const metadata: TrajectoryLine["metadata"] = {
     request_model: typeof request?.model === "string" ? request.model : null,
     provider_model: `${upstream.provider}/${upstream.model}`,
@@ -122,42 +227,29 @@ export async function handleCall(
       ? { path: core.upstream.chatPath, body: upstreamText ? line.hold(upstreamText) : upstreamBody }
       : null,
     upstream_status: trace.upstreamStatus,
-    upstream_attempts: attempts,
+    upstream_attempts: call.attempts,
     fault: error ? error.fault : null,
     usage: { input_tokens: trace.inputTokens, output_tokens: trace.outputTokens },
   };
-  if (capture) metadata.token_capture = capture.build() as TokenCaptureBlock;
+  if (call.capture) metadata.token_capture = call.capture.build() as TokenCaptureBlock;
   if (error) metadata.error = error.message;
-  if (step !== null) metadata.step = step;
-  trial.finish(
-    line.build({
-      request: {
-        timestamp: requestTimestamp,
-        method: req.method ?? "POST",
-        path: req.url ?? "",
-        headers: redactHeaders(req.headers),
-        body: requestText ? line.hold(requestText) : (request ?? (raw ? raw.toString("utf8") : null)),
-      },
-      response: {
-        timestamp: new Date().toISOString(),
-        status_code: error ? error.status : 200,
-        headers: redactFixedHeaders(trace.responseHeaders),
-        body: trace.bodyText ? line.hold(trace.bodyText) : trace.body,
-      },
-      duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
-      metadata,
-    } satisfies TrajectoryLine),
-    {
-      failed: error !== null,
-      agentClosed: error?.fault === "agent",
-      fault: error ? error.fault : null,
-      status: error ? error.status : 200,
-      inputTokens: trace.inputTokens,
-      outputTokens: trace.outputTokens,
-      policyVersion: version,
-      error: error ? error.message : null,
-    },
-  );
+  if (call.step !== null) metadata.step = call.step;
+  return metadata;
+}
+
+/** What the rollout counts of the call (usage, and the witness's verdict). */
+function outcomeOf(call: CallState, version: string | null): CallOutcome {
+  const { error, trace } = call;
+  return {
+    failed: error !== null,
+    agentClosed: error?.fault === "agent",
+    fault: error ? error.fault : null,
+    status: error ? error.status : 200,
+    inputTokens: trace.inputTokens,
+    outputTokens: trace.outputTokens,
+    policyVersion: version,
+    error: error ? error.message : null,
+  };
 }
 
 /**

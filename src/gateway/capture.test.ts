@@ -47,10 +47,10 @@ async function callEveryDialect(h: Harness, apiKey: string): Promise<void> {
 
 async function run(
   gateway: HarnessGatewayOptions,
-  policy: Loose = {},
+  endpoint: Loose = {},
 ): Promise<{ lines: Loose[]; h: Harness }> {
-  const h = await startHarness({ script, policy, gateway });
-  const t = h.trial("cap");
+  const h = await startHarness({ script, endpoint, gateway });
+  const t = h.rollout("cap");
   await callEveryDialect(h, t.apiKey);
   const lines = (await recorded(h, "cap")) as Loose[];
   return { lines, h };
@@ -169,7 +169,7 @@ describe("gateway: token capture", () => {
   });
 
   it("an agent that asks for ids and logprobs itself gets them; the record keeps ids only in the capture", async () => {
-    const t = vllm.h.trial("asker");
+    const t = vllm.h.rollout("asker");
     const openai = new OpenAI({ baseURL: `${vllm.h.gateway.url}/v1`, apiKey: t.apiKey, maxRetries: 0 });
     const answer = (await openai.chat.completions.create({
       model: "m",

@@ -1,4 +1,4 @@
-// OpenAI chat through the gateway, driven by the official openai client against the scripted policy.
+// OpenAI chat through the gateway, driven by the official openai client against the scripted endpoint.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
@@ -25,7 +25,7 @@ let h: Harness;
 
 before(async () => {
   h = await startHarness({
-    policy: { versionHeader: "ckpt-7" },
+    endpoint: { versionHeader: "ckpt-7" },
     gateway: {
       sampling: { temperature: 0.2, topP: 0.95, maxTokens: 256 },
       capture: { enabled: true },
@@ -60,7 +60,7 @@ const firstTurn = [
 
 describe("gateway: OpenAI chat", () => {
   it("round-trips tool calls non-streamed, enforcing model and sampling and recording each call", async () => {
-    const t = h.trial("chat-plain");
+    const t = h.rollout("chat-plain");
     const openai = client(t.apiKey);
     const asked = {
       model: "gpt-agent-default",
@@ -89,7 +89,7 @@ describe("gateway: OpenAI chat", () => {
     });
     assert.equal(second.choices[0]?.message.content, "There are two files.");
 
-    const upstream = h.policy.requests.slice(-2).map((r) => r.body);
+    const upstream = h.endpoint.requests.slice(-2).map((r) => r.body);
     for (const body of upstream) {
       assert.equal(body.model, POLICY_MODEL);
       assert.equal(body.temperature, 0.2);
@@ -138,7 +138,7 @@ describe("gateway: OpenAI chat", () => {
   });
 
   it("streams tool calls and reasoning, passing back only what the agent asked for", async () => {
-    const t = h.trial("chat-stream");
+    const t = h.rollout("chat-stream");
     const openai = client(t.apiKey);
     const stream = await openai.chat.completions.create({
       model: "gpt-agent-default",
@@ -181,7 +181,7 @@ describe("gateway: OpenAI chat", () => {
     assert.ok((final.choices[0]?.logprobs?.content?.length ?? 0) > 0);
     assert.ok((final.usage?.prompt_tokens ?? 0) > 0);
 
-    const upstream = h.policy.requests.at(-1)?.body;
+    const upstream = h.endpoint.requests.at(-1)?.body;
     assert.equal(upstream.stream, true);
     assert.deepEqual(upstream.stream_options, { include_usage: true });
     const [plain, asking] = (await recorded(h, "chat-stream")) as Loose[];
@@ -194,8 +194,8 @@ describe("gateway: OpenAI chat", () => {
     assert.ok(plain.metadata.usage.input_tokens > 0);
   });
 
-  it("serves GET /v1/models with the served model, for a trial's credential", async () => {
-    const t = h.trial("chat-models");
+  it("serves GET /v1/models with the served model, for a rollout's credential", async () => {
+    const t = h.rollout("chat-models");
     const models = await client(t.apiKey).models.list();
     assert.deepEqual(
       models.data.map((m) => m.id),

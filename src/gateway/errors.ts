@@ -1,16 +1,5 @@
 // Failed calls reach the agent as an error in its own dialect, with a message that says what broke.
-import type { JsonObject, Wire } from "./types.js";
-
-/**
- * Whose fault a failed call is, which decides the rollout's outcome (see trial/outcome.ts):
- * - endpoint: the policy server failed (refused, reset, silent, 5xx, 429/503 after retries,
- *   a body that does not parse, a stream cut short): infrastructure, never the policy's reward.
- * - config: the endpoint refuses the user's key or does not know the route or model (401/403/404).
- * - policy: the request the policy produced was refused (400, 413, 422: e.g. context too long).
- * - agent: the agent hung up before the answer was complete (its own limit, or it was stopped).
- * - gateway: our own bug.
- */
-export type CallFault = "endpoint" | "config" | "policy" | "agent" | "gateway";
+import type { CallFault, JsonObject, Wire } from "./types.js";
 
 /** A call that failed: the HTTP status the agent gets and a message it can show. */
 export class GatewayError extends Error {

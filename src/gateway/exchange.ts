@@ -2,8 +2,8 @@
 // dialect, write it to the agent, and report what happened for the trajectory line.
 import type { ServerResponse } from "node:http";
 import type { TokenCaptureCollector } from "./capture.js";
-import type { Dialect } from "./dialect.js";
 import { faultOfStatus, GatewayError, upstreamErrorMessage } from "./errors.js";
+import type { Dialect } from "./inbound.js";
 import type { AgentAsked } from "./strip.js";
 import type { JsonObject } from "./types.js";
 import { isObject } from "./types.js";
@@ -18,7 +18,7 @@ export interface ExchangeInput {
   asked: AgentAsked;
   capture: TokenCaptureCollector | null;
   res: ServerResponse;
-  /** The trial's headers sent upstream with the request (which rollout it is). */
+  /** The rollout's headers sent upstream with the request (which rollout it is). */
   headers?: Record<string, string>;
 }
 

@@ -42,10 +42,10 @@ async function allRecordedText(dir: string): Promise<string> {
 
 describe("gateway: credentials", () => {
   it("answers 401 in each dialect for a missing or unknown credential, and writes nothing", async () => {
-    const mine = h.trial("auth-mine");
-    const other = h.trial("auth-other");
+    const mine = h.rollout("auth-mine");
+    const other = h.rollout("auth-other");
     await h.gateway.removeRollout("auth-other");
-    const before = h.policy.requests.length;
+    const before = h.endpoint.requests.length;
     await assert.rejects(
       openai("not-a-key").chat.completions.create({ model: "m", messages: [] }),
       (e: Loose) => {
@@ -64,7 +64,7 @@ describe("gateway: credentials", () => {
     const bare = await fetch(`${h.gateway.url}/v1/chat/completions`, { method: "POST", body: "{}" });
     assert.equal(bare.status, 401);
     assert.match(((await bare.json()) as Loose).error.message, /missing credential/);
-    assert.equal(h.policy.requests.length, before, "nothing reached the policy");
+    assert.equal(h.endpoint.requests.length, before, "nothing reached the policy");
     assert.deepEqual(await recorded(h, "auth-mine"), []);
     assert.equal(h.gateway.usage("auth-other").calls, 0);
     void mine;
@@ -80,7 +80,7 @@ describe("gateway: policy failures", () => {
   for (const c of cases) {
     it(`${c.match}: the agent gets ${c.status} with a clear message, streamed or not, and it is recorded`, async () => {
       const name = `fail-${c.match}`;
-      const t = h.trial(name);
+      const t = h.rollout(name);
       const messages = [{ role: "user" as const, content: `please ${c.match}` }];
       await assert.rejects(openai(t.apiKey).chat.completions.create({ model: "m", messages }), (e: Loose) => {
         return e.status === c.status && c.message.test(e.message);
@@ -150,6 +150,6 @@ describe("gateway: policy failures", () => {
     const text = await allRecordedText(h.dir);
     assert.ok(text.length > 0);
     assert.ok(!text.includes(UPSTREAM_KEY));
-    assert.ok(h.policy.requests.every((r) => r.headers.authorization === `Bearer ${UPSTREAM_KEY}`));
+    assert.ok(h.endpoint.requests.every((r) => r.headers.authorization === `Bearer ${UPSTREAM_KEY}`));
   });
 });

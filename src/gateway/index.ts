@@ -1,17 +1,17 @@
 // The recording model gateway: one HTTP server per job in front of the policy server. Agents speak
-// OpenAI chat, OpenAI Responses or Anthropic Messages with their trial's credential; every call goes
-// upstream as OpenAI chat and is appended to that trial's llm_trajectory.jsonl.
+// OpenAI chat, OpenAI Responses or Anthropic Messages with their rollout's credential; every call goes
+// upstream as OpenAI chat and is appended to that rollout's llm_trajectory.jsonl.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UserInputError } from "../errors.js";
 import { opt } from "../options.js";
 import { type GatewayCore, handleCall } from "./call.js";
 import { planCapture } from "./capture.js";
-import type { Dialect } from "./dialect.js";
-import { anthropicDialect } from "./dialects/anthropic.js";
-import { chatDialect } from "./dialects/chat.js";
-import { responsesDialect } from "./dialects/responses.js";
 import { errorBody } from "./errors.js";
+import { anthropicDialect } from "./inbound/anthropic.js";
+import { chatDialect } from "./inbound/chat.js";
+import { responsesDialect } from "./inbound/responses.js";
+import type { Dialect } from "./inbound.js";
 import { credentialOf } from "./redact.js";
 import { RolloutRegistry } from "./rollouts.js";
 import {
@@ -30,7 +30,7 @@ export type {
   Gateway,
   GatewayOptions,
   ModelWitness,
-  RolloutUsage as TrialUsage,
+  RolloutUsage,
 } from "./types.js";
 export { ENDPOINT_DEFAULTS } from "./types.js";
 
@@ -57,10 +57,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }),
     plan: planCapture(options),
   };
-  const trials = new RolloutRegistry(options, endpoint.failFastCalls);
+  const rollouts = new RolloutRegistry(options, endpoint.failFastCalls);
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    route(core, trials, req, res).catch((err: Error) => {
+    route(core, rollouts, req, res).catch((err: Error) => {
       if (res.writableEnded) return;
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify(errorBody("openai-chat", 500, `gateway error: ${err.message}`)));
@@ -76,46 +76,51 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     url: `http://${shown}:${port}`,
-    addRollout(trialName, opts) {
-      const trial = trials.add(trialName, opts.trajectoryFile, opts.repeat);
-      return { apiKey: trial.apiKey, ended: trial.ended.signal };
+    addRollout(rolloutName, opts) {
+      const rollout = rollouts.add(rolloutName, opts.trajectoryFile, opts.repeat);
+      return { apiKey: rollout.apiKey, ended: rollout.ended.signal };
     },
-    witness(trialName): ModelWitness {
-      const trial = trials.named(trialName);
-      if (!trial) throw new Error(`gateway: no trial named ${trialName}`);
-      const { last, consecutiveEndpointFailures, endedBy } = trial.verdicts;
+    witness(rolloutName): ModelWitness {
+      const rollout = rollouts.named(rolloutName);
+      if (!rollout) throw new Error(`gateway: no rollout named ${rolloutName}`);
+      const { last, consecutiveEndpointFailures, endedBy } = rollout.verdicts;
       return {
-        calls: trial.usage.calls,
-        failedCalls: trial.usage.failedCalls,
+        calls: rollout.usage.calls,
+        failedCalls: rollout.usage.failedCalls,
         last: last && { ...last },
         consecutiveEndpointFailures,
         endedBy: endedBy && { ...endedBy },
       };
     },
-    setStep(trialName, step) {
-      const trial = trials.named(trialName);
-      if (trial) trial.step = step;
+    setStep(rolloutName, step) {
+      const rollout = rollouts.named(rolloutName);
+      if (rollout) rollout.step = step;
     },
-    async removeRollout(trialName) {
-      await trials.remove(trialName)?.close();
+    async removeRollout(rolloutName) {
+      await rollouts.remove(rolloutName)?.close();
     },
-    usage(trialName): RolloutUsage {
-      const trial = trials.named(trialName);
-      if (!trial) throw new Error(`gateway: no trial named ${trialName}`);
-      return { ...trial.usage, policyVersions: [...trial.usage.policyVersions] };
+    usage(rolloutName): RolloutUsage {
+      const rollout = rollouts.named(rolloutName);
+      if (!rollout) throw new Error(`gateway: no rollout named ${rolloutName}`);
+      return { ...rollout.usage, policyVersions: [...rollout.usage.policyVersions] };
     },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await Promise.all(trials.all().map((t) => t.close()));
+      await Promise.all(rollouts.all().map((r) => r.close()));
       await core.upstream.close();
     },
   };
 }
 
-async function route(core: GatewayCore, trials: RolloutRegistry, req: IncomingMessage, res: ServerResponse) {
+async function route(
+  core: GatewayCore,
+  rollouts: RolloutRegistry,
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
   const startedAt = performance.now();
   const path = (req.url ?? "/").split("?")[0]?.replace(/\/+$/, "") || "/";
   // Claude Code checks reachability with `HEAD /` before anything else.
@@ -131,8 +136,8 @@ async function route(core: GatewayCore, trials: RolloutRegistry, req: IncomingMe
     req.resume();
     return reply(res, 404, errorBody(wire, 404, `no such endpoint: ${req.method} ${path}`));
   }
-  const trial = trials.byCredential(credentialOf(req.headers));
-  if (!trial) {
+  const rollout = rollouts.byCredential(credentialOf(req.headers));
+  if (!rollout) {
     req.resume();
     const why = credentialOf(req.headers)
       ? "unknown credential"
@@ -140,12 +145,12 @@ async function route(core: GatewayCore, trials: RolloutRegistry, req: IncomingMe
     return reply(res, 401, errorBody(wire, 401, `gateway: ${why}`));
   }
   if (isModels) return reply(res, 200, modelList(core.options, "anthropic-version" in req.headers));
-  trial.begin();
+  rollout.begin();
   try {
     const raw = await readBody(req);
-    await handleCall(core, dialect as Dialect, trial, { req, res, raw, startedAt });
+    await handleCall(core, dialect as Dialect, rollout, { req, res, raw, startedAt });
   } catch (err) {
-    trial.abandon();
+    rollout.abandon();
     throw err;
   }
 }

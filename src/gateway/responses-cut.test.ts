@@ -16,7 +16,7 @@ after(() => h.close());
 
 describe("gateway: a Responses stream cut short by the endpoint", () => {
   it("ends with response.failed and no done item, and is recorded as the endpoint's failure", async () => {
-    const t = h.trial("cut");
+    const t = h.rollout("cut");
     const res = await fetch(`${h.gateway.url}/v1/responses`, {
       method: "POST",
       headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "application/json" },

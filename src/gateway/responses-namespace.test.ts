@@ -3,8 +3,8 @@
 // the only form it runs (a flat name is answered "unsupported call"; seen with codex 0.171).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { toolItem } from "./dialects/responses-answer.js";
-import { requestTools, responsesToChat } from "./dialects/responses-request.js";
+import { toolItem } from "./inbound/responses-answer.js";
+import { requestTools, responsesToChat } from "./inbound/responses-request.js";
 import type { JsonObject } from "./types.js";
 
 const request: JsonObject = {

@@ -44,7 +44,7 @@ function client(apiKey: string): OpenAI {
 
 describe("gateway: OpenAI Responses", () => {
   it("round-trips function_call, custom_tool_call and their outputs, not streamed", async () => {
-    const t = h.trial("resp-plain");
+    const t = h.rollout("resp-plain");
     const openai = client(t.apiKey);
     const base = {
       model: "gpt-5-codex",
@@ -76,7 +76,7 @@ describe("gateway: OpenAI Responses", () => {
     const third = await openai.responses.create({ ...base, input });
     assert.equal(third.output_text, "Fixed it.");
 
-    const [req1, req2, req3] = h.policy.requests.slice(-3).map((r) => r.body);
+    const [req1, req2, req3] = h.endpoint.requests.slice(-3).map((r) => r.body);
     assert.deepEqual(req1.messages, [
       { role: "system", content: "You are Codex." },
       { role: "user", content: "Please fix the bug." },
@@ -109,7 +109,7 @@ describe("gateway: OpenAI Responses", () => {
   });
 
   it("streams the documented event sequence and the SDK assembles the same output", async () => {
-    const t = h.trial("resp-stream");
+    const t = h.rollout("resp-stream");
     const openai = client(t.apiKey);
     const stream = openai.responses.stream({
       model: "gpt-5-codex",
@@ -147,7 +147,7 @@ describe("gateway: OpenAI Responses", () => {
   });
 
   it("refuses previous_response_id with a clear 400", async () => {
-    const t = h.trial("resp-prev");
+    const t = h.rollout("resp-prev");
     await assert.rejects(
       client(t.apiKey).responses.create({ model: "m", input: "hi", previous_response_id: "resp_1" }),
       (err: Loose) => err.status === 400 && /previous_response_id/.test(err.message),

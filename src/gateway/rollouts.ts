@@ -1,11 +1,11 @@
-// Trials known to the gateway: each has its own credential, trajectory file (opened once, appended
+// Rollouts known to the gateway: each has its own credential, trajectory file (opened once, appended
 // whole lines only: the lines of one event-loop turn in one write) and usage counters, which outlive
 // the credential for the final tally.
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
-import type { CallFault } from "./errors.js";
-import type { GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
+import { opt } from "../options.js";
+import type { CallFault, GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
 
 export interface CallOutcome {
   failed: boolean;
@@ -37,12 +37,12 @@ export class GatewayRollout {
     consecutiveEndpointFailures: 0,
     endedBy: null,
   };
-  /** Aborted when the gateway ends the rollout; the trial stops the agent on it. */
+  /** Aborted when the gateway ends the rollout; rollout/run.ts stops the agent on it. */
   readonly ended = new AbortController();
   revoked = false;
   /** The step of a multi-step rollout now running; a call is tagged with the step it began in. */
   step: string | null = null;
-  /** Sent upstream with every call of this trial (ROLLOUT_HEADERS); servers that do not know them ignore them. */
+  /** Sent upstream with every call of this rollout (ROLLOUT_HEADERS); servers that do not know them ignore them. */
   forwardHeaders: Record<string, string> = {};
   /** The 1-based `--trials` repeat this rollout runs in (a seed's offset). */
   repeat = 1;
@@ -154,15 +154,15 @@ export class GatewayRollout {
 /** The fix for a configuration the endpoint refused, by status. */
 function configFix(status: number, endpointUrl: string): string {
   if (status === 401 || status === 403) {
-    return `the endpoint ${endpointUrl} refuses the key: pass the key it expects with --api-key (or BENCHFLOW_PROVIDER_API_KEY)`;
+    return `the endpoint ${endpointUrl} refuses the key: pass the key it expects with ${opt("policy.apiKey or its variable")}`;
   }
-  return `the endpoint ${endpointUrl} does not serve this route or model: check --base-url (it should end in /v1) and the model in -m provider/model (GET ${endpointUrl.replace(/\/+$/, "")}/models lists what it serves)`;
+  return `the endpoint ${endpointUrl} does not serve this route or model: check ${opt("policy.baseUrl")} (it should end in /v1) and the model in ${opt("model", "provider/model")} (GET ${endpointUrl.replace(/\/+$/, "")}/models lists what it serves)`;
 }
 
 /**
  * Which rollout a call belongs to, for the policy server: the rollout's name and its repeat (the
  * 1-based index of the `--trials` repeat job it runs in). Plain headers, so real servers (vLLM,
- * SGLang, hosted APIs) ignore them and nothing about sampling changes; the scripted policy branches
+ * SGLang, hosted APIs) ignore them and nothing about sampling changes; the scripted endpoint branches
  * on the repeat (`when: {repeat}` in a script).
  */
 export const ROLLOUT_HEADERS = { rollout: "x-benchflow-rollout", repeat: "x-benchflow-repeat" } as const;
@@ -182,10 +182,10 @@ export class RolloutRegistry {
 
   add(name: string, file: string, repeat = 1): GatewayRollout {
     if (this.byName.get(name)?.revoked === false) {
-      throw new Error(`gateway: trial ${name} is already registered; remove it first`);
+      throw new Error(`gateway: rollout ${name} is already registered; remove it first`);
     }
     const apiKey = `bf-${randomBytes(24).toString("base64url")}`;
-    const trial = new GatewayRollout(
+    const rollout = new GatewayRollout(
       name,
       apiKey,
       file,
@@ -194,21 +194,21 @@ export class RolloutRegistry {
       this.failFastCalls,
       this.options.upstream.baseUrl,
     );
-    trial.forwardHeaders = rolloutHeaders(name, repeat);
-    trial.repeat = repeat;
-    this.byKey.set(apiKey, trial);
-    this.byName.set(name, trial);
-    return trial;
+    rollout.forwardHeaders = rolloutHeaders(name, repeat);
+    rollout.repeat = repeat;
+    this.byKey.set(apiKey, rollout);
+    this.byName.set(name, rollout);
+    return rollout;
   }
 
   /** Revokes the credential at once; the usage stays readable. */
   remove(name: string): GatewayRollout | undefined {
-    const trial = this.byName.get(name);
-    if (trial) {
-      trial.revoked = true;
-      this.byKey.delete(trial.apiKey);
+    const rollout = this.byName.get(name);
+    if (rollout) {
+      rollout.revoked = true;
+      this.byKey.delete(rollout.apiKey);
     }
-    return trial;
+    return rollout;
   }
 
   byCredential(key: string | null): GatewayRollout | undefined {

@@ -1,7 +1,6 @@
 // A streamed exchange: the policy's SSE chunks are translated and written to the agent as they arrive,
 // one write per network read; the last read's events and the stream's end usually leave in one write.
 import { ChatAccumulator } from "./assemble.js";
-import type { StreamTranslator } from "./dialect.js";
 import { GatewayError, upstreamErrorMessage } from "./errors.js";
 import {
   Exchange,
@@ -12,6 +11,7 @@ import {
   textOf,
   upstreamError,
 } from "./exchange.js";
+import type { StreamTranslator } from "./inbound.js";
 import { SseReader } from "./sse.js";
 import { stripChunkForAgent } from "./strip.js";
 import { isObject } from "./types.js";

@@ -1,5 +1,4 @@
-// The gateway's public contract (what trials and the CLI call) and the JSON shapes it passes around.
-import type { CallFault } from "./errors.js";
+// The gateway's public contract (what a rollout's run and the CLI call) and the JSON shapes it passes around.
 
 export interface GatewayOptions {
   upstream: {
@@ -8,7 +7,10 @@ export interface GatewayOptions {
     apiKey: string | null;
     /** Bare model name, e.g. "Qwen/Qwen3-8B": what goes upstream whatever the agent asked for. */
     model: string;
-    /** From `-m provider/model`: "vllm" | "sglang" | "openai" | ... (decides how token ids are asked for). */
+    /**
+     * The provider of the model option `provider/model`: "vllm" | "sglang" | "openai" | ... (decides
+     * how token ids are asked for).
+     */
     provider: string;
   };
   /** Enforced on every upstream call, over whatever the agent sent. */
@@ -16,11 +18,11 @@ export interface GatewayOptions {
     temperature?: number;
     topP?: number;
     maxTokens?: number;
-    /** The run's base seed: a trial of repeat k sends `seed: seed + k - 1` on every call. */
+    /** The run's base seed: a rollout of repeat k sends `seed: seed + k - 1` on every call. */
     seed?: number;
   };
   capture: { enabled: boolean; tokenIds?: "auto" | "on" | "off"; topLogprobs?: number | null };
-  /** --policy-version; else what the server reports. */
+  /** The policy option policyVersion; else what the server reports. */
   policyVersion?: string | null;
   /** USD per million tokens. */
   price?: { inputPerMTok: number; outputPerMTok: number } | null;
@@ -50,6 +52,17 @@ export const ENDPOINT_DEFAULTS: EndpointPolicy = {
   failFastCalls: 3,
 };
 
+/**
+ * Whose fault a failed call is, which decides the rollout's outcome (see rollout/outcome.ts):
+ * - endpoint: the policy server failed (refused, reset, silent, 5xx, 429/503 after retries,
+ *   a body that does not parse, a stream cut short): infrastructure, never the policy's reward.
+ * - config: the endpoint refuses the user's key or does not know the route or model (401/403/404).
+ * - policy: the request the policy produced was refused (400, 413, 422: e.g. context too long).
+ * - agent: the agent hung up before the answer was complete (its own limit, or it was stopped).
+ * - gateway: our own bug.
+ */
+export type CallFault = "endpoint" | "config" | "policy" | "agent" | "gateway";
+
 /** How one call ended, as far as the rollout's outcome is concerned. */
 export interface CallVerdict {
   /** null: the call succeeded. */
@@ -59,8 +72,8 @@ export interface CallVerdict {
 }
 
 /**
- * The gateway's testimony about one rollout: every call and how the endpoint answered. The trial
- * decides the outcome from it and the agent's exit (trial/outcome.ts).
+ * The gateway's testimony about one rollout: every call and how the endpoint answered. The rollout
+ * decides its outcome from it and the agent's exit (rollout/outcome.ts).
  */
 export interface ModelWitness {
   calls: number;
@@ -87,22 +100,22 @@ export interface Gateway {
   /** http://host:port (agents add /v1 etc.). */
   readonly url: string;
   /**
-   * Registers a trial and returns a fresh random credential for it, and a signal the gateway aborts
+   * Registers a rollout and returns a fresh random credential for it, and a signal the gateway aborts
    * when it ends the rollout (the endpoint failed K times in a row, or refused the configuration).
-   * `repeat` (the 1-based index of the repeat job, default 1) is forwarded upstream with the trial's
-   * name on every call (ROLLOUT_HEADERS), so a scripted policy can vary its replies per rollout.
+   * `repeat` (the 1-based index of the repeat job, default 1) is forwarded upstream with the rollout's
+   * name on every call (ROLLOUT_HEADERS), so the scripted endpoint can vary its replies per rollout.
    */
   addRollout(
-    trialName: string,
+    rolloutName: string,
     opts: { trajectoryFile: string; repeat?: number },
   ): { apiKey: string; ended: AbortSignal };
-  /** What the gateway saw of the trial's calls. */
-  witness(trialName: string): ModelWitness;
+  /** What the gateway saw of the rollout's calls. */
+  witness(rolloutName: string): ModelWitness;
   /** A multi-step rollout's step began: the lines of calls made from now on carry `metadata.step`. */
-  setStep(trialName: string, step: string): void;
-  /** Revokes the credential at once; resolves when the trial's in-flight calls are recorded and its file is closed. */
-  removeRollout(trialName: string): Promise<void>;
-  usage(trialName: string): RolloutUsage;
+  setStep(rolloutName: string, step: string): void;
+  /** Revokes the credential at once; resolves when the rollout's in-flight calls are recorded and its file is closed. */
+  removeRollout(rolloutName: string): Promise<void>;
+  usage(rolloutName: string): RolloutUsage;
   close(): Promise<void>;
 }
 

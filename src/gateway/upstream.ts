@@ -4,6 +4,7 @@
 // byte comes only when the whole generation is done) and, once the answer started, idle time.
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, Pool } from "undici";
+import { opt } from "../options.js";
 import { GatewayError } from "./errors.js";
 
 export type UpstreamHeaders = IncomingHttpHeaders;
@@ -46,7 +47,7 @@ export class UpstreamClient {
     if (apiKey) this.headers.authorization = `Bearer ${apiKey}`;
   }
 
-  /** Sends one chat request body (JSON text), with the trial's own headers; the sink hears the answer. */
+  /** Sends one chat request body (JSON text), with the rollout's own headers; the sink hears the answer. */
   send(body: string, sink: UpstreamSink, extra?: Record<string, string>): UpstreamCall {
     const call = new UpstreamCall(this, sink);
     const headers = extra ? { ...extra, ...this.headers } : this.headers;
@@ -161,8 +162,8 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   private deadlineError(): GatewayError {
     const seconds = this.allowanceSec();
     const what = this.started
-      ? `went silent mid-answer for ${seconds} s (idle limit, --endpoint-idle-timeout)`
-      : `sent no first byte within ${seconds} s (first-byte limit, --endpoint-first-byte-timeout)`;
+      ? `went silent mid-answer for ${seconds} s (idle limit, ${opt("policy.idleTimeoutSec")})`
+      : `sent no first byte within ${seconds} s (first-byte limit, ${opt("policy.firstByteTimeoutSec")})`;
     return new GatewayError(504, `policy server at ${this.client.baseUrl} ${what}`);
   }
 
@@ -181,13 +182,13 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
     if (code === "ECONNREFUSED") {
       return new GatewayError(
         502,
-        `the endpoint ${base} never answered: connection refused (nothing listening there); start the model server or fix the base URL (--base-url)`,
+        `the endpoint ${base} never answered: connection refused (nothing listening there); start the model server or fix the base URL (${opt("policy.baseUrl")})`,
       );
     }
     const detail = [code, e.cause?.message ?? e.message].filter(Boolean).join(": ");
     return new GatewayError(
       502,
-      `the endpoint ${base} never answered (${detail || "unknown error"}); check the host and port, or fix the base URL (--base-url)`,
+      `the endpoint ${base} never answered (${detail || "unknown error"}); check the host and port, or fix the base URL (${opt("policy.baseUrl")})`,
     );
   }
 }

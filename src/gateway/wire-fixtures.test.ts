@@ -60,7 +60,7 @@ before(async () => {
       ],
     },
   });
-  key = h.trial("wire").apiKey;
+  key = h.rollout("wire").apiKey;
 });
 after(() => h.close());
 
@@ -105,7 +105,7 @@ describe("wire fixtures: OpenAI chat", () => {
     }
     const res = await post("/v1/chat/completions", fixture("openai-chat/request.tool-result.json"));
     assert.equal(((await res.json()) as Loose).choices[0].message.content, "22 and sunny.");
-    const sent = h.policy.requests.at(-1)?.body;
+    const sent = h.endpoint.requests.at(-1)?.body;
     assert.deepEqual(sent.messages.at(-1), fixture("openai-chat/request.tool-result.json").messages.at(-1));
   });
 
@@ -170,7 +170,7 @@ describe("wire fixtures: OpenAI Responses", () => {
       }
     }
     await post("/v1/responses", fixture("openai-responses/request.function-call-output.json"));
-    const sent = h.policy.requests.at(-1)?.body;
+    const sent = h.endpoint.requests.at(-1)?.body;
     const output = fixture("openai-responses/request.function-call-output.json").input[2];
     assert.deepEqual(sent.messages.at(-1), {
       role: "tool",
@@ -260,14 +260,14 @@ describe("wire fixtures: Anthropic Messages", () => {
     assertCovers(fixture("anthropic/response.tool-use.json"), toolAnswer);
     assert.deepEqual(toolAnswer.content[1].input, weatherCall.arguments);
     assert.equal(
-      h.policy.requests.at(-1)?.body.tool_choice,
+      h.endpoint.requests.at(-1)?.body.tool_choice,
       "required",
       "tool_choice any is chat's required",
     );
 
     const result = await postMessages(fixture("anthropic/request.tool-result.json"));
     assertCovers(fixture("anthropic/response.text.json"), await result.json());
-    const sent = h.policy.requests.at(-1)?.body;
+    const sent = h.endpoint.requests.at(-1)?.body;
     assert.deepEqual(sent.messages.at(-1), {
       role: "tool",
       tool_call_id: "toolu_01A09q90qw90lq917835lq9",

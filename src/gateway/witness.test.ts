@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { nameFlags } from "../cli/option-flags.js";
 import { type Gateway, startGateway } from "./index.js";
 
 type Answer = { status: number; body?: string; headers?: Record<string, string> } | "hang";
@@ -31,6 +32,8 @@ let gateway: Gateway;
 let dir: string;
 
 before(async () => {
+  // The fixes the witness gives name the flags, as they do when the bench command runs.
+  nameFlags();
   upstream = http.createServer((req, res) => {
     let text = "";
     req.on("data", (part) => (text += part));
@@ -63,7 +66,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function trial(name: string, answers: Answer[]) {
+function rollout(name: string, answers: Answer[]) {
   scripts.set(name, answers);
   const added = gateway.addRollout(name, { trajectoryFile: path.join(dir, `${name}.jsonl`) });
   const ask = async (signal?: AbortSignal) => {
@@ -89,7 +92,7 @@ async function lines(name: string): Promise<Record<string, any>[]> {
 
 describe("gateway: the witness of a rollout's calls", () => {
   it("ends the rollout as provider_error on the third endpoint failure in a row, not before", async () => {
-    const t = trial("five-hundreds", [{ status: 500 }]);
+    const t = rollout("five-hundreds", [{ status: 500 }]);
     for (let i = 1; i <= 2; i++) {
       assert.equal((await t.ask()).status, 500);
       assert.equal(t.ended.aborted, false, `not ended after ${i} failure(s)`);
@@ -112,7 +115,7 @@ describe("gateway: the witness of a rollout's calls", () => {
   });
 
   it("a recovery resets the streak: two failures then a success leave the rollout running", async () => {
-    const t = trial("recovers", [
+    const t = rollout("recovers", [
       { status: 502 },
       { status: 500 },
       { status: 200, body: OK },
@@ -128,7 +131,7 @@ describe("gateway: the witness of a rollout's calls", () => {
   });
 
   it("a 200 whose body is not JSON and an endpoint that sends no first byte are endpoint failures", async () => {
-    const t = trial("garbage", [{ status: 200, body: "<html>oops</html>" }, "hang"]);
+    const t = rollout("garbage", [{ status: 200, body: "<html>oops</html>" }, "hang"]);
     const garbage = await t.ask();
     assert.equal(garbage.status, 502);
     assert.match(garbage.text, /malformed JSON/);
@@ -140,13 +143,13 @@ describe("gateway: the witness of a rollout's calls", () => {
   });
 
   it("401 and 404 are the user's configuration: the rollout ends at once with the fix", async () => {
-    const key = trial("bad-key", [{ status: 401 }]);
+    const key = rollout("bad-key", [{ status: 401 }]);
     assert.equal((await key.ask()).status, 401);
     assert.equal(key.ended.aborted, true);
     const w = gateway.witness("bad-key");
     assert.equal(w.endedBy?.category, "config_error");
     assert.match(w.endedBy?.message ?? "", /refuses the key: pass the key it expects with --api-key/);
-    const model = trial("no-model", [
+    const model = rollout("no-model", [
       { status: 404, body: '{"error":{"message":"model m does not exist"}}' },
     ]);
     assert.equal((await model.ask()).status, 404);
@@ -154,7 +157,7 @@ describe("gateway: the witness of a rollout's calls", () => {
   });
 
   it("a 400 is the policy's own request refused: a verdict against the policy, never an end", async () => {
-    const t = trial("too-long", [{ status: 400, body: '{"error":{"message":"context length exceeded"}}' }]);
+    const t = rollout("too-long", [{ status: 400, body: '{"error":{"message":"context length exceeded"}}' }]);
     for (let i = 0; i < 4; i++) assert.equal((await t.ask()).status, 400);
     const w = gateway.witness("too-long");
     assert.equal(t.ended.aborted, false);
@@ -163,7 +166,7 @@ describe("gateway: the witness of a rollout's calls", () => {
   });
 
   it("retries a 503 and a 429 itself (Retry-After honoured), so the agent sees the recovery", async () => {
-    const t = trial("busy", [
+    const t = rollout("busy", [
       { status: 503 },
       { status: 429, headers: { "retry-after": "0" } },
       { status: 200, body: OK },
@@ -177,17 +180,17 @@ describe("gateway: the witness of a rollout's calls", () => {
   });
 
   it("gives up after its retries, and does not wait out a Retry-After past its cap", async () => {
-    const t = trial("always-busy", [{ status: 503 }]);
+    const t = rollout("always-busy", [{ status: 503 }]);
     assert.equal((await t.ask()).status, 503);
     assert.equal(hits.get("always-busy"), 3, "one try and two retries");
     assert.equal(gateway.witness("always-busy").last?.fault, "endpoint");
-    const later = trial("come-back-later", [{ status: 429, headers: { "retry-after": "3600" } }]);
+    const later = rollout("come-back-later", [{ status: 429, headers: { "retry-after": "3600" } }]);
     assert.equal((await later.ask()).status, 429);
     assert.equal(hits.get("come-back-later"), 1);
   });
 
   it("a call the agent hangs up on is no verdict: the last verdict stays the earlier one", async () => {
-    const t = trial("hang-up", [{ status: 200, body: OK }, "hang"]);
+    const t = rollout("hang-up", [{ status: 200, body: OK }, "hang"]);
     assert.equal((await t.ask()).status, 200);
     const agent = new AbortController();
     // The agent hangs up once the call is upstream: sooner, the gateway might record no call at all.

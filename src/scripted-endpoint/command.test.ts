@@ -6,10 +6,10 @@ import { describe, it } from "node:test";
 const commandModule = new URL("./command.ts", import.meta.url).pathname;
 const hello = new URL("../../examples/policies/hello.json", import.meta.url).pathname;
 
-describe("runScriptedPolicyCommand", () => {
+describe("runScriptedEndpointCommand", () => {
   it("prints its URL, serves the script and stops cleanly on SIGTERM", async () => {
-    const code = `import { runScriptedPolicyCommand } from ${JSON.stringify(commandModule)};
-await runScriptedPolicyCommand({ script: ${JSON.stringify(hello)}, port: 0, host: "127.0.0.1", model: "demo" });`;
+    const code = `import { runScriptedEndpointCommand } from ${JSON.stringify(commandModule)};
+await runScriptedEndpointCommand({ script: ${JSON.stringify(hello)}, port: 0, host: "127.0.0.1", model: "demo" });`;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
       stdio: ["ignore", "pipe", "inherit"],
     });

@@ -1,22 +1,22 @@
 // `bench policy scripted`: serve a policy script until SIGINT/SIGTERM, for smoke tests without a GPU.
-import { loadPolicyScript, startScriptedPolicy } from "./scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "./scripted-server.js";
 
-export interface ScriptedPolicyCommandOptions {
+export interface ScriptedEndpointCommandOptions {
   script: string;
   port: number;
   host: string;
   model: string;
 }
 
-export async function runScriptedPolicyCommand(options: ScriptedPolicyCommandOptions): Promise<void> {
-  const script = await loadPolicyScript(options.script);
-  const policy = await startScriptedPolicy({
+export async function runScriptedEndpointCommand(options: ScriptedEndpointCommandOptions): Promise<void> {
+  const script = await loadEndpointScript(options.script);
+  const endpoint = await startScriptedEndpoint({
     script,
     port: options.port,
     host: options.host,
     model: options.model,
   });
-  process.stdout.write(`Scripted policy on ${policy.baseUrl} (model ${options.model})\n`);
+  process.stdout.write(`Scripted policy on ${endpoint.baseUrl} (model ${options.model})\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     const stop = (name: NodeJS.Signals) => {
       process.off("SIGINT", stop);
@@ -26,6 +26,6 @@ export async function runScriptedPolicyCommand(options: ScriptedPolicyCommandOpt
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  await policy.close();
+  await endpoint.close();
   process.stdout.write(`Scripted policy stopped (${signal})\n`);
 }

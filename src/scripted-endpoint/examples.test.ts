@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import OpenAI from "openai";
-import { loadPolicyScript, startScriptedPolicy } from "./scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "./scripted-server.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -21,7 +21,9 @@ async function playAndVerify(scriptFile: string, task: string): Promise<{ reward
   const dir = await mkdtemp(path.join(tmpdir(), "policy-example-"));
   const app = path.join(dir, "app");
   const logs = path.join(dir, "verifier");
-  const policy = await startScriptedPolicy({ script: await loadPolicyScript(path.join(root, scriptFile)) });
+  const endpoint = await startScriptedEndpoint({
+    script: await loadEndpointScript(path.join(root, scriptFile)),
+  });
   try {
     await mkdir(path.join(app, "data"), { recursive: true });
     await run("cp", [
@@ -30,7 +32,7 @@ async function playAndVerify(scriptFile: string, task: string): Promise<{ reward
       path.join(app, "data"),
     ]);
     const relocate = (text: string) => text.replaceAll("/app", app).replaceAll("/logs/verifier", logs);
-    const client = new OpenAI({ baseURL: policy.baseUrl, apiKey: "k", maxRetries: 0 });
+    const client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey: "k", maxRetries: 0 });
     const instruction = await readFile(path.join(root, `examples/tasks/${task}/instruction.md`), "utf8");
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: instruction }];
     const calls: string[] = [];
@@ -55,7 +57,7 @@ async function playAndVerify(scriptFile: string, task: string): Promise<{ reward
     await run("bash", ["-c", relocate(verifier)]);
     return { reward: (await readFile(path.join(logs, "reward.txt"), "utf8")).trim(), calls };
   } finally {
-    await policy.close();
+    await endpoint.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

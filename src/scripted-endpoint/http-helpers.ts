@@ -1,4 +1,4 @@
-// HTTP plumbing for the scripted policy: request checks, OpenAI-style errors, vLLM's /v1/models body.
+// HTTP plumbing for the scripted endpoint: request checks, OpenAI-style errors, vLLM's /v1/models body.
 import { randomBytes } from "node:crypto";
 import type http from "node:http";
 
@@ -12,7 +12,7 @@ export interface Problem {
   param?: string;
 }
 
-/** The fields of a chat request the scripted policy reads; everything else is accepted and ignored. */
+/** The fields of a chat request the scripted endpoint reads; everything else is accepted and ignored. */
 export type ChatRequest = Record<string, unknown> & { messages: unknown[] };
 
 export function requestProblem(

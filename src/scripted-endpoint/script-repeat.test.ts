@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ROLLOUT_HEADERS } from "../gateway/rollouts.js";
-import { chooseReply, loadPolicyScript, type PolicyScript, repeatOf, seedOf } from "./script.js";
-import { startScriptedPolicy } from "./scripted-server.js";
+import { chooseReply, type EndpointScript, loadEndpointScript, repeatOf, seedOf } from "./script.js";
+import { startScriptedEndpoint } from "./scripted-server.js";
 
 let dir: string;
 before(async () => {
@@ -15,7 +15,7 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-const script: PolicyScript = {
+const script: EndpointScript = {
   conversations: [
     { match: "task A", when: { repeat: 2 }, replies: [{ content: "A, second repeat" }] },
     { match: "task A", when: { repeat: [3, 5] }, replies: [{ content: "A, third or fifth" }] },
@@ -89,21 +89,21 @@ describe("when: {repeat}", () => {
     for (const [name, when, pattern] of cases) {
       const file = path.join(dir, name);
       await writeFile(file, JSON.stringify({ conversations: [{ when, replies: [] }] }));
-      await assert.rejects(loadPolicyScript(file), pattern, name);
+      await assert.rejects(loadEndpointScript(file), pattern, name);
     }
     const typo = path.join(dir, "typo.json");
     await writeFile(typo, JSON.stringify({ conversations: [{ wen: { repeat: 2 }, replies: [] }] }));
     await assert.rejects(
-      loadPolicyScript(typo),
+      loadEndpointScript(typo),
       /typo\.json: conversations\[0\]\.wen: unknown field; a conversation has match, when and replies/,
     );
   });
 
   it("reads the repeat from the x-benchflow-repeat header over HTTP", async () => {
-    const policy = await startScriptedPolicy({ script });
+    const endpoint = await startScriptedEndpoint({ script });
     try {
       const ask = async (headers: Record<string, string>) => {
-        const res = await fetch(`${policy.baseUrl}/chat/completions`, {
+        const res = await fetch(`${endpoint.baseUrl}/chat/completions`, {
           method: "POST",
           headers: { "content-type": "application/json", ...headers },
           body: JSON.stringify({ model: "m", messages: user("do task A") }),
@@ -118,7 +118,7 @@ describe("when: {repeat}", () => {
       assert.equal(await ask({ [ROLLOUT_HEADERS.repeat]: "5" }), "A, third or fifth");
       assert.equal(await ask({}), "A, any other repeat");
     } finally {
-      await policy.close();
+      await endpoint.close();
     }
   });
 });
@@ -126,7 +126,7 @@ describe("when: {repeat}", () => {
 // `when: {seed}` branches on the request's own `seed` field, as `bench run --seed` makes the gateway
 // send it; a request without a seed matches no seed condition.
 describe("when: {seed}", () => {
-  const seeded: PolicyScript = {
+  const seeded: EndpointScript = {
     conversations: [
       { match: "task B", when: { seed: 101 }, replies: [{ content: "B, seed 101" }] },
       {
@@ -151,10 +151,10 @@ describe("when: {seed}", () => {
   });
 
   it("reads the seed from the request body over HTTP", async () => {
-    const policy = await startScriptedPolicy({ script: seeded });
+    const endpoint = await startScriptedEndpoint({ script: seeded });
     try {
       const ask = async (extra: Record<string, unknown>) => {
-        const res = await fetch(`${policy.baseUrl}/chat/completions`, {
+        const res = await fetch(`${endpoint.baseUrl}/chat/completions`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ model: "m", messages: user("do task B"), ...extra }),
@@ -166,7 +166,7 @@ describe("when: {seed}", () => {
       assert.equal(await ask({ seed: 102 }), "B, any seed");
       assert.equal(await ask({}), "B, any seed");
     } finally {
-      await policy.close();
+      await endpoint.close();
     }
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { UserInputError } from "../errors.js";
-import { chooseReply, loadPolicyScript, type PolicyScript } from "./script.js";
+import { chooseReply, type EndpointScript, loadEndpointScript } from "./script.js";
 
 let dir: string;
 before(async () => {
@@ -20,15 +20,15 @@ async function write(name: string, text: string): Promise<string> {
   return file;
 }
 
-describe("loadPolicyScript", () => {
+describe("loadEndpointScript", () => {
   it("reads JSON and YAML scripts", async () => {
     const json = await write("a.json", JSON.stringify({ conversations: [{ replies: [{ content: "hi" }] }] }));
-    assert.deepEqual(await loadPolicyScript(json), { conversations: [{ replies: [{ content: "hi" }] }] });
+    assert.deepEqual(await loadEndpointScript(json), { conversations: [{ replies: [{ content: "hi" }] }] });
     const yaml = await write(
       "b.yaml",
       "conversations:\n  - match: half-life\n    replies:\n      - tool_calls:\n          - name: bash\n            arguments: {command: ls}\n      - fail: {status: 503}\n",
     );
-    const script = await loadPolicyScript(yaml);
+    const script = await loadEndpointScript(yaml);
     assert.equal(script.conversations[0]?.match, "half-life");
     assert.deepEqual(script.conversations[0]?.replies[1], { fail: { status: 503 } });
   });
@@ -80,18 +80,18 @@ describe("loadPolicyScript", () => {
     for (const [name, data, pattern] of cases) {
       const file = await write(name, JSON.stringify(data));
       await assert.rejects(
-        loadPolicyScript(file),
+        loadEndpointScript(file),
         (err: Error) => err instanceof UserInputError && pattern.test(err.message),
       );
     }
     const broken = await write("broken.json", "{");
-    await assert.rejects(loadPolicyScript(broken), /broken\.json: not valid JSON/);
-    await assert.rejects(loadPolicyScript(path.join(dir, "absent.json")), /absent\.json: cannot read/);
+    await assert.rejects(loadEndpointScript(broken), /broken\.json: not valid JSON/);
+    await assert.rejects(loadEndpointScript(path.join(dir, "absent.json")), /absent\.json: cannot read/);
   });
 });
 
 describe("chooseReply", () => {
-  const script: PolicyScript = {
+  const script: EndpointScript = {
     conversations: [
       { match: "half-life", replies: [{ content: "h0" }, { content: "h1" }] },
       { replies: [{ content: "d0" }] },
@@ -152,7 +152,7 @@ describe("chooseReply", () => {
 describe("chooseReply with transient failures (times)", () => {
   const user = (text: string) => ({ role: "user", content: text });
   const assistant = { role: "assistant", content: "x" };
-  const script: PolicyScript = {
+  const script: EndpointScript = {
     conversations: [
       {
         replies: [

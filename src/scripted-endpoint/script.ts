@@ -1,8 +1,10 @@
-// Policy scripts: which replies the scripted policy gives, per conversation and turn.
+// The scripted endpoint's scripts ("policy scripts" to the user): which replies it gives, per
+// conversation and turn.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { UserInputError } from "../errors.js";
+import { opt } from "../options.js";
 import { contentText } from "./chat-template.js";
 
 export interface ScriptedToolCall {
@@ -42,7 +44,7 @@ export interface ScriptedConversation {
   when?: ScriptedWhen;
   replies: ScriptedReply[];
 }
-export interface PolicyScript {
+export interface EndpointScript {
   conversations: ScriptedConversation[];
 }
 
@@ -105,7 +107,7 @@ export function scriptTurns(replies: readonly ScriptedReply[]): Turn[] {
  * turn, which decides whether a transient failure still applies; without it, every request is the first.
  */
 export function chooseReply(
-  script: PolicyScript,
+  script: EndpointScript,
   messages: readonly unknown[],
   attempts?: AttemptCounter,
   rollout: RolloutContext = { repeat: 1 },
@@ -168,7 +170,7 @@ export function openingText(messages: readonly unknown[]): string {
   return texts.join("\n");
 }
 
-export async function loadPolicyScript(file: string): Promise<PolicyScript> {
+export async function loadEndpointScript(file: string): Promise<EndpointScript> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -182,11 +184,11 @@ export async function loadPolicyScript(file: string): Promise<PolicyScript> {
     const kind = /\.ya?ml$/i.test(file) ? "YAML" : "JSON (name the file .yaml for YAML)";
     throw new UserInputError(`${file}: not valid ${kind}: ${(err as Error).message}`);
   }
-  return validatePolicyScript(data, file);
+  return validateEndpointScript(data, file);
 }
 
 /** Checks a parsed script; errors name the file, the field and the fix. */
-export function validatePolicyScript(data: unknown, file = "policy script"): PolicyScript {
+export function validateEndpointScript(data: unknown, file = "policy script"): EndpointScript {
   const fail: Fail = (field, problem) => {
     throw new UserInputError(`${file}: ${field}: ${problem}`);
   };
@@ -214,16 +216,17 @@ export function validatePolicyScript(data: unknown, file = "policy script"): Pol
       checkReply(reply, `${at}.replies[${r}]`, fail);
     }
   }
-  return data as unknown as PolicyScript;
+  return data as unknown as EndpointScript;
 }
 
 type Fail = (field: string, problem: string) => never;
 
-const FIXES = {
-  repeat:
-    'expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of --trials N)',
-  seed: 'expected a seed (a whole number >= 0) or a list of them, e.g. {"seed": 7} or {"seed": [7, 9]} (bench run --seed)',
-} as const;
+/** What a bad condition should be; made when it fails, so it names the options as the caller does. */
+function fixOf(key: "repeat" | "seed"): string {
+  if (key === "repeat")
+    return `expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of ${opt("trials")} N)`;
+  return `expected a seed (a whole number >= 0) or a list of them, e.g. {"seed": 7} or {"seed": [7, 9]} (${opt("policy.seed of a run")})`;
+}
 
 function checkWhen(when: unknown, at: string, fail: Fail): void {
   if (!isRecord(when)) fail(at, 'expected an object such as {"repeat": 2} or {"seed": 7}');
@@ -238,7 +241,7 @@ function checkWhen(when: unknown, at: string, fail: Fail): void {
     const least = key === "repeat" ? 1 : 0;
     const whole = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= least;
     if (Array.isArray(value) ? value.length === 0 || !value.every(whole) : !whole(value))
-      fail(`${at}.${key}`, FIXES[key]);
+      fail(`${at}.${key}`, fixOf(key));
   }
 }
 

@@ -1,25 +1,25 @@
-// delayMs: the scripted policy holds each chat answer back, as a GPU decoding would.
+// delayMs: the scripted endpoint holds each chat answer back, as a GPU decoding would.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
+import { type ScriptedEndpoint, startScriptedEndpoint } from "./scripted-server.js";
 
 const DELAY_MS = 150;
 /** The order test's delay: far longer than a /models round trip, however slow the machine. */
 const LONG_DELAY_MS = 2_000;
-let policy: ScriptedPolicy;
-let patient: ScriptedPolicy;
+let endpoint: ScriptedEndpoint;
+let patient: ScriptedEndpoint;
 
 before(async () => {
   const options = { recordRequests: false, script: { conversations: [{ replies: [{ content: "later" }] }] } };
-  policy = await startScriptedPolicy({ ...options, delayMs: DELAY_MS });
-  patient = await startScriptedPolicy({ ...options, delayMs: LONG_DELAY_MS });
+  endpoint = await startScriptedEndpoint({ ...options, delayMs: DELAY_MS });
+  patient = await startScriptedEndpoint({ ...options, delayMs: LONG_DELAY_MS });
 });
 after(async () => {
-  await policy.close();
+  await endpoint.close();
   await patient.close();
 });
 
-async function timed(init: RequestInit, route = "/chat/completions", on = policy) {
+async function timed(init: RequestInit, route = "/chat/completions", on = endpoint) {
   const t0 = performance.now();
   const res = await fetch(`${on.baseUrl}${route}`, init);
   const text = await res.text();
@@ -32,7 +32,7 @@ const chat = (stream: boolean): RequestInit => ({
   body: JSON.stringify({ model: "m", stream, messages: [{ role: "user", content: "hi" }] }),
 });
 
-describe("scripted policy delayMs", () => {
+describe("scripted endpoint delayMs", () => {
   it("answers chat completions, streamed or not, no sooner than the delay, and otherwise unchanged", async () => {
     const plain = await timed(chat(false));
     assert.equal(plain.status, 200);

@@ -4,15 +4,15 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import OpenAI from "openai";
-import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
+import { type ScriptedEndpoint, startScriptedEndpoint } from "./scripted-server.js";
 
 type Wire = any;
 
-let policy: ScriptedPolicy;
+let endpoint: ScriptedEndpoint;
 let client: OpenAI;
 
 before(async () => {
-  policy = await startScriptedPolicy({
+  endpoint = await startScriptedEndpoint({
     script: {
       conversations: [
         {
@@ -45,9 +45,9 @@ before(async () => {
       ],
     },
   });
-  client = new OpenAI({ baseURL: policy.baseUrl, apiKey: "unused", maxRetries: 0 });
+  client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey: "unused", maxRetries: 0 });
 });
-after(() => policy.close());
+after(() => endpoint.close());
 
 const ask = (text: string, assistants = 0): Wire[] => [
   { role: "user", content: text },
@@ -58,7 +58,7 @@ const ask = (text: string, assistants = 0): Wire[] => [
 function post(
   body: unknown,
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; complete: boolean }> {
-  const url = new URL(`${policy.baseUrl}/chat/completions`);
+  const url = new URL(`${endpoint.baseUrl}/chat/completions`);
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,

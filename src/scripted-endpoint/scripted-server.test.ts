@@ -1,9 +1,9 @@
-// The official openai client is the real program talking to the scripted policy here.
+// The official openai client is the real program talking to the scripted endpoint here.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import OpenAI from "openai";
 import { detokenize, IM_END_ID } from "./chat-template.js";
-import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
+import { type ScriptedEndpoint, startScriptedEndpoint } from "./scripted-server.js";
 
 // vLLM's extensions travel in the request body; the client passes unknown fields through unchanged.
 type Wire = any;
@@ -13,11 +13,11 @@ const tools = [
   { type: "function" as const, function: { name: "submit", parameters: { type: "object", properties: {} } } },
 ];
 
-let policy: ScriptedPolicy;
+let endpoint: ScriptedEndpoint;
 let client: OpenAI;
 
 before(async () => {
-  policy = await startScriptedPolicy({
+  endpoint = await startScriptedEndpoint({
     model: "policy-7b",
     versionHeader: "ckpt-7",
     script: {
@@ -39,9 +39,9 @@ before(async () => {
       ],
     },
   });
-  client = new OpenAI({ baseURL: policy.baseUrl, apiKey: "unused", maxRetries: 0, timeout: 10_000 });
+  client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey: "unused", maxRetries: 0, timeout: 10_000 });
 });
-after(() => policy.close());
+after(() => endpoint.close());
 
 const ask = (text: string) => [{ role: "user" as const, content: text }];
 
@@ -51,7 +51,7 @@ async function collect(stream: AsyncIterable<Wire>): Promise<Wire[]> {
   return chunks;
 }
 
-describe("scripted policy over HTTP", () => {
+describe("scripted endpoint over HTTP", () => {
   it("answers non-streamed with token ids, logprobs, usage and the version header", async () => {
     const { data, response } = await client.chat.completions
       .create({
@@ -270,7 +270,7 @@ describe("scripted policy over HTTP", () => {
         })) as Wire,
       );
     });
-    const raw = await fetch(`${policy.baseUrl}/chat/completions`, {
+    const raw = await fetch(`${endpoint.baseUrl}/chat/completions`, {
       method: "POST",
       body: JSON.stringify({ model: "x", messages: ask("malformed") }),
     });
@@ -280,7 +280,7 @@ describe("scripted policy over HTTP", () => {
   });
 
   it("answers unknown paths and bad requests with OpenAI-style errors", async () => {
-    const res = await fetch(`${policy.baseUrl}/completions`, { method: "POST", body: "{}" });
+    const res = await fetch(`${endpoint.baseUrl}/completions`, { method: "POST", body: "{}" });
     assert.equal(res.status, 404);
     const body = (await res.json()) as Wire;
     assert.equal(body.error.code, 404);
@@ -301,10 +301,10 @@ describe("scripted policy over HTTP", () => {
       models.data.map((m) => m.id),
       ["policy-7b"],
     );
-    const last = policy.requests.at(-1);
+    const last = endpoint.requests.at(-1);
     assert.equal(last?.path, "/v1/models");
     assert.equal(last?.headers.authorization, "Bearer unused");
-    assert.ok(policy.requests.some((r) => r.body?.messages?.[0]?.content === "fail 503"));
+    assert.ok(endpoint.requests.some((r) => r.body?.messages?.[0]?.content === "fail 503"));
   });
 
   it("returns SGLang's sglext ids, streamed in a final choices-less chunk", async () => {
@@ -336,9 +336,9 @@ describe("scripted policy over HTTP", () => {
   });
 });
 
-describe("scripted policy options", () => {
+describe("scripted endpoint options", () => {
   it("requires the API key when one is set", async () => {
-    const guarded = await startScriptedPolicy({
+    const guarded = await startScriptedEndpoint({
       apiKey: "sk-test",
       script: { conversations: [{ replies: [] }] },
     });
@@ -358,7 +358,9 @@ describe("scripted policy options", () => {
   });
 
   it("drops requests it is holding when closed", async () => {
-    const holding = await startScriptedPolicy({ script: { conversations: [{ replies: [{ hang: true }] }] } });
+    const holding = await startScriptedEndpoint({
+      script: { conversations: [{ replies: [{ hang: true }] }] },
+    });
     const c = new OpenAI({ baseURL: holding.baseUrl, apiKey: "k", maxRetries: 0, timeout: 30_000 });
     const pending = c.chat.completions.create({ model: "x", messages: ask("hi") });
     while (holding.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -367,7 +369,7 @@ describe("scripted policy options", () => {
   });
 
   it("behaves like a server without token ids or logprobs when those are switched off", async () => {
-    const plain = await startScriptedPolicy({
+    const plain = await startScriptedEndpoint({
       tokenIds: false,
       logprobs: false,
       recordRequests: false,

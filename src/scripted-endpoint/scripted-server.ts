@@ -21,9 +21,9 @@ import { sampleTurn } from "./sample.js";
 import {
   type ChosenReply,
   chooseReply,
+  type EndpointScript,
   isFailure,
   openingText,
-  type PolicyScript,
   type RolloutContext,
   repeatOf,
   type ScriptedTextReply,
@@ -33,16 +33,16 @@ import { completionBody, streamChunks, type WireRequest } from "./wire.js";
 
 export { errorBody } from "./http-helpers.js";
 export type {
-  PolicyScript,
+  EndpointScript,
   ScriptedFailure,
   ScriptedReply,
   ScriptedTextReply,
   ScriptedToolCall,
 } from "./script.js";
-export { loadPolicyScript } from "./script.js";
+export { loadEndpointScript } from "./script.js";
 
-export interface ScriptedPolicyOptions {
-  script: PolicyScript;
+export interface ScriptedEndpointOptions {
+  script: EndpointScript;
   host?: string;
   port?: number;
   model?: string;
@@ -70,7 +70,7 @@ export interface RecordedRequest {
   body: any;
 }
 
-export interface ScriptedPolicy {
+export interface ScriptedEndpoint {
   baseUrl: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -78,7 +78,7 @@ export interface ScriptedPolicy {
 
 const JSON_TYPE = "application/json";
 
-export async function startScriptedPolicy(options: ScriptedPolicyOptions): Promise<ScriptedPolicy> {
+export async function startScriptedEndpoint(options: ScriptedEndpointOptions): Promise<ScriptedEndpoint> {
   const host = options.host ?? "127.0.0.1";
   const requests: RecordedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
@@ -128,7 +128,7 @@ type Answer =
   | "hang";
 
 function makeHandler(
-  options: ScriptedPolicyOptions,
+  options: ScriptedEndpointOptions,
   requests: RecordedRequest[],
   hanging: Set<http.ServerResponse>,
 ) {
@@ -201,7 +201,7 @@ function makeHandler(
 
 function chatAnswer(
   body: unknown,
-  options: ScriptedPolicyOptions,
+  options: ScriptedEndpointOptions,
   ids: { id: string; model: string },
   attempts: (key: string) => number,
   rollout: RolloutContext,
@@ -231,7 +231,7 @@ function chatAnswer(
 
 function wireRequest(
   request: ChatRequest,
-  options: ScriptedPolicyOptions,
+  options: ScriptedEndpointOptions,
   ids: { id: string; model: string },
 ): WireRequest {
   const streamOptions = (request.stream_options ?? {}) as Record<string, unknown>;

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { type ScriptedPolicy, startScriptedPolicy } from "./scripted-server.js";
+import { type ScriptedEndpoint, startScriptedEndpoint } from "./scripted-server.js";
 import { type ShapeOptions, shapeMismatches } from "./testing/wire-shape.js";
 
 type Wire = any;
@@ -26,9 +26,9 @@ const NEWER_VLLM_FIELDS = [
   "kv_transfer_params",
 ];
 
-let policy: ScriptedPolicy;
+let endpoint: ScriptedEndpoint;
 before(async () => {
-  policy = await startScriptedPolicy({
+  endpoint = await startScriptedEndpoint({
     script: {
       conversations: [
         {
@@ -40,10 +40,10 @@ before(async () => {
     },
   });
 });
-after(() => policy.close());
+after(() => endpoint.close());
 
 async function post(body: Record<string, unknown>): Promise<Wire> {
-  const res = await fetch(`${policy.baseUrl}/chat/completions`, {
+  const res = await fetch(`${endpoint.baseUrl}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ model: "m", ...body }),
@@ -53,7 +53,7 @@ async function post(body: Record<string, unknown>): Promise<Wire> {
 }
 
 async function postStream(body: Record<string, unknown>): Promise<Wire[]> {
-  const res = await fetch(`${policy.baseUrl}/chat/completions`, {
+  const res = await fetch(`${endpoint.baseUrl}/chat/completions`, {
     method: "POST",
     body: JSON.stringify({ model: "m", stream: true, ...body }),
   });
@@ -167,7 +167,7 @@ describe("wire shape against real server responses", () => {
   });
 
   it("/v1/models matches vLLM's model list", async () => {
-    const res = await fetch(`${policy.baseUrl}/models`);
+    const res = await fetch(`${endpoint.baseUrl}/models`);
     assertShape(await res.json(), fixture("models.json"));
   });
 });

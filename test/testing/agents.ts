@@ -5,10 +5,10 @@ import path from "node:path";
 import { Evaluation, type EvaluationResult } from "../../src/job/evaluation.js";
 import type { EvaluationSettings } from "../../src/job/plan.js";
 import {
-  type PolicyScript,
+  type EndpointScript,
   type RecordedRequest,
   type ScriptedReply,
-  startScriptedPolicy,
+  startScriptedEndpoint,
 } from "../../src/scripted-endpoint/scripted-server.js";
 import { rollouts } from "./bench.js";
 
@@ -44,7 +44,7 @@ export function skillCall(
 }
 
 /** A script for one agent: OpenCode's title call gets its own conversation. */
-export function scriptFor(agent: CliAgent, conversations: PolicyScript["conversations"]): PolicyScript {
+export function scriptFor(agent: CliAgent, conversations: EndpointScript["conversations"]): EndpointScript {
   const title =
     agent === "opencode"
       ? [{ match: "Generate a title", replies: [{ content: "A title" }] as ScriptedReply[] }]
@@ -59,10 +59,10 @@ export interface AgentRun {
 }
 
 export async function runAgent(
-  script: PolicyScript,
+  script: EndpointScript,
   settings: Omit<EvaluationSettings, "policy" | "model"> & { captureTokens?: boolean },
 ): Promise<AgentRun> {
-  const policy = await startScriptedPolicy({ script });
+  const endpoint = await startScriptedEndpoint({ script });
   try {
     const { captureTokens, ...rest } = settings;
     const result = await new Evaluation({
@@ -70,11 +70,11 @@ export async function runAgent(
       retryAttempts: 0,
       env: {},
       ...rest,
-      policy: { baseUrl: policy.baseUrl, captureTokens: captureTokens === true },
+      policy: { baseUrl: endpoint.baseUrl, captureTokens: captureTokens === true },
     }).run();
-    return { result, requests: policy.requests, found: await rollouts(settings.jobsDir as string) };
+    return { result, requests: endpoint.requests, found: await rollouts(settings.jobsDir as string) };
   } finally {
-    await policy.close();
+    await endpoint.close();
   }
 }
 

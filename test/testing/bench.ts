@@ -92,7 +92,7 @@ export async function waitUntil(
 
 /**
  * Copies of the hello example whose oracle first sleeps `sleepSec` (then solves it, unless
- * `solve` is false): slow trials for tests that stop or watch a run mid-way.
+ * `solve` is false): slow rollouts for tests that stop or watch a run mid-way.
  */
 export async function slowHelloTasks(
   dir: string,

@@ -1,5 +1,5 @@
-// What a trial copies out of a sandbox, checked the same way on both sandboxes: the hostile-logs
-// fixture's trial (sparse files, links out, a fifo, a forged record), and a download past a small
+// What a rollout copies out of a sandbox, checked the same way on both sandboxes: the hostile-logs
+// fixture's rollout (sparse files, links out, a fifo, a forged record), and a download past a small
 // budget.
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
@@ -43,7 +43,7 @@ async function assertSparse(file: string, mib: number): Promise<void> {
 }
 
 /** The oracle of hostile-logs through `bench run`: scored 1.0, and every copy out bounded and inside. */
-export async function hostileLogsTrial(sandbox: "namespace" | "container", jobsDir: string): Promise<void> {
+export async function hostileLogsRollout(sandbox: "namespace" | "container", jobsDir: string): Promise<void> {
   const run = await bench([
     "run",
     path.join(FIXTURES, "hostile-logs"),

@@ -139,7 +139,7 @@ export class InstalledApp {
     return { blocks: files.length, errors: `${tsc.stdout}${tsc.stderr}`.trim() };
   }
 
-  /** Typechecks the script with tsc, then runs what tsc emitted against the scripted policy. */
+  /** Typechecks the script with tsc, then runs what tsc emitted against the scripted endpoint. */
   async typedScript(): Promise<ScriptOutput> {
     await fs.writeFile(path.join(this.dir, "script.ts"), SCRIPT);
     await fs.writeFile(path.join(this.dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));

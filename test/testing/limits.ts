@@ -1,4 +1,4 @@
-// Trials that spend their sandbox's limits (disk, processes, memory) next to an honest sibling in
+// Rollouts that spend their sandbox's limits (disk, processes, memory) next to an honest sibling in
 // the same job at -j 2: the hog must stay within its limits and still be scored by its verifier,
 // the sibling must score 1.0. Shared by the namespace and the container suites.
 import assert from "node:assert/strict";

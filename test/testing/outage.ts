@@ -1,5 +1,5 @@
 // Shared by the endpoint-failure tests: copies of the hello task whose instruction names a scenario
-// (so one scripted server can serve every scenario: its conversations match on that name), scripts in
+// (so one scripted endpoint can serve every scenario: its conversations match on that name), scripts in
 // each agent's own tool vocabulary, a closed port, and a runner that returns what a run wrote.
 import { promises as fs } from "node:fs";
 import net from "node:net";
@@ -8,11 +8,11 @@ import { Evaluation, type EvaluationEvent, type EvaluationResult } from "../../s
 import type { EvaluationSettings } from "../../src/job/plan.js";
 import type { PolicySettings } from "../../src/job/policy.js";
 import {
-  type PolicyScript,
+  type EndpointScript,
   type RecordedRequest,
   type ScriptedReply,
   type ScriptedToolCall,
-  startScriptedPolicy,
+  startScriptedEndpoint,
 } from "../../src/scripted-endpoint/scripted-server.js";
 import { EXAMPLES, rollouts } from "./bench.js";
 
@@ -74,8 +74,8 @@ export const CONTEXT_LENGTH_400 = JSON.stringify({
  * title call has its own conversation, after the always-failing ones: were the title request to
  * carry the instruction, an endpoint that is down fails it too.
  */
-export function outageScript(agent: OutageAgent): PolicyScript {
-  const failing: PolicyScript["conversations"] = [
+export function outageScript(agent: OutageAgent): EndpointScript {
+  const failing: EndpointScript["conversations"] = [
     { match: "SCENARIO-500", replies: [{ fail: { status: 500 } }] },
     { match: "SCENARIO-MALFORMED", replies: [{ malformed: true }] },
     { match: "SCENARIO-HANG", replies: [{ hang: true }] },
@@ -83,7 +83,7 @@ export function outageScript(agent: OutageAgent): PolicyScript {
     { match: "SCENARIO-CUT", replies: Array.from({ length: 8 }, (): ScriptedReply => ({ cut: true })) },
     { match: "SCENARIO-401", replies: [{ fail: { status: 401 } }] },
   ];
-  const title: PolicyScript["conversations"] =
+  const title: EndpointScript["conversations"] =
     agent === "opencode" ? [{ match: "Generate a title", replies: [{ content: "Hello file" }] }] : [];
   const [call] = solveReplies(agent);
   return {
@@ -138,15 +138,15 @@ export interface OutageRun {
 
 /**
  * Serves `script` (or points the run at `baseUrl`), runs one Evaluation and reads what it wrote.
- * `serverKey`: the scripted server requires this key, while the run sends `settings.policy.apiKey`.
+ * `serverKey`: the scripted endpoint requires this key, while the run sends `settings.policy.apiKey`.
  */
 export async function runOutage(
-  script: PolicyScript,
+  script: EndpointScript,
   settings: OutageSettings & { jobsDir: string },
   opts: { baseUrl?: string; serverKey?: string } = {},
 ): Promise<OutageRun> {
   const t0 = Date.now();
-  const policy = await startScriptedPolicy({ script, apiKey: opts.serverKey ?? null });
+  const endpoint = await startScriptedEndpoint({ script, apiKey: opts.serverKey ?? null });
   const warnings: string[] = [];
   const events: EvaluationEvent[] = [];
   try {
@@ -161,7 +161,7 @@ export async function runOutage(
         if (e.type === "warning") warnings.push(e.message);
         onEvent?.(e);
       },
-      policy: { ...policySettings, baseUrl: opts.baseUrl ?? policy.baseUrl },
+      policy: { ...policySettings, baseUrl: opts.baseUrl ?? endpoint.baseUrl },
     } as EvaluationSettings);
     const result = await evaluation.run();
     const byTask: Record<string, Record<string, any>> = {};
@@ -175,11 +175,11 @@ export async function runOutage(
       result,
       events,
       warnings,
-      requests: policy.requests,
+      requests: endpoint.requests,
       byTask,
       elapsedSec: (Date.now() - t0) / 1000,
     };
   } finally {
-    await policy.close();
+    await endpoint.close();
   }
 }

@@ -1,5 +1,5 @@
 // A jobs folder made by a REAL `bench run` for the viewer's and results' tests: bench-agent on the
-// scripted policy (test/fixtures/view-tasks/policy.json), --capture-tokens, --sandbox namespace,
+// scripted endpoint (test/fixtures/view-tasks/policy.json), --capture-tokens, --sandbox namespace,
 // --trials 3, over the two tasks of test/fixtures/view-tasks (see its README):
 // - pick-word: rewards 0, 1, 0 over repeats 1, 2, 3 (grpo advantages -0.577, 1.155, -0.577); its first
 //   tool call's output is `<script>alert(1)</script>`;
@@ -7,7 +7,7 @@
 //   (reason unscored_member).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { loadPolicyScript, startScriptedPolicy } from "../../src/scripted-endpoint/scripted-server.js";
+import { loadEndpointScript, startScriptedEndpoint } from "../../src/scripted-endpoint/scripted-server.js";
 import { type BenchRun, bench, REPO, tempDir } from "./bench.js";
 
 export const VIEW_TASKS = path.join(REPO, "test/fixtures/view-tasks");
@@ -128,9 +128,9 @@ export async function addViewRollout(jobsDir: string, jobName = "view-more"): Pr
   return added[0];
 }
 
-/** `bench run` of the fixture tasks (bench-agent on the fixture's scripted policy) into `jobsDir`. */
+/** `bench run` of the fixture tasks (bench-agent on the fixture's scripted endpoint) into `jobsDir`. */
 async function benchOnFixture(jobsDir: string, jobName: string, args: string[]): Promise<BenchRun> {
-  const policy = await startScriptedPolicy({ script: await loadPolicyScript(VIEW_POLICY) });
+  const endpoint = await startScriptedEndpoint({ script: await loadEndpointScript(VIEW_POLICY) });
   try {
     return await bench([
       "run",
@@ -140,7 +140,7 @@ async function benchOnFixture(jobsDir: string, jobName: string, args: string[]):
       "-m",
       "vllm/scripted",
       "--base-url",
-      policy.baseUrl,
+      endpoint.baseUrl,
       "--capture-tokens",
       "--sandbox",
       "namespace",
@@ -155,7 +155,7 @@ async function benchOnFixture(jobsDir: string, jobName: string, args: string[]):
       ...args,
     ]);
   } finally {
-    await policy.close();
+    await endpoint.close();
   }
 }
 

@@ -79,7 +79,7 @@ after(async () => {
 
 function context(trial: string, instruction: string, overrides: Partial<AgentContext> = {}) {
   const events: TrajectoryEvent[] = [];
-  const { apiKey } = h.trial(trial);
+  const { apiKey } = h.rollout(trial);
   const ctx: AgentContext = {
     task,
     sandbox,

@@ -1,12 +1,13 @@
-// Test support (not used in production paths): a gateway in front of the scripted policy, with one
+// Test support (not used in production paths): a gateway in front of the scripted endpoint, with one
 // temp folder for trajectory files, and readers for what was recorded.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
-  type PolicyScript,
-  type ScriptedPolicyOptions,
-  startScriptedPolicy,
+  type EndpointScript,
+  type ScriptedEndpoint,
+  type ScriptedEndpointOptions,
+  startScriptedEndpoint,
 } from "../../scripted-endpoint/scripted-server.js";
 import { startGateway } from "../index.js";
 import type { Gateway, GatewayOptions, JsonObject } from "../types.js";
@@ -20,29 +21,29 @@ export type HarnessGatewayOptions = Partial<Omit<GatewayOptions, "upstream">> & 
 
 export interface Harness {
   gateway: Gateway;
-  policy: Awaited<ReturnType<typeof startScriptedPolicy>>;
+  endpoint: ScriptedEndpoint;
   dir: string;
-  /** Registers a trial; its trajectory file lies in the harness folder. */
-  trial(name: string): { apiKey: string; file: string };
+  /** Registers a rollout; its trajectory file lies in the harness folder. */
+  rollout(name: string): { apiKey: string; file: string };
   close(): Promise<void>;
 }
 
 export async function startHarness(options: {
-  script: PolicyScript;
-  policy?: Partial<ScriptedPolicyOptions>;
+  script: EndpointScript;
+  endpoint?: Partial<ScriptedEndpointOptions>;
   gateway?: HarnessGatewayOptions;
 }): Promise<Harness> {
-  const policy = await startScriptedPolicy({
+  const endpoint = await startScriptedEndpoint({
     model: "served-policy",
     apiKey: UPSTREAM_KEY,
-    ...options.policy,
+    ...options.endpoint,
     script: options.script,
   });
   const dir = await mkdtemp(path.join(tmpdir(), "bf-gateway-"));
   const { upstream, ...rest } = options.gateway ?? {};
   const gateway = await startGateway({
     upstream: {
-      baseUrl: policy.baseUrl,
+      baseUrl: endpoint.baseUrl,
       apiKey: UPSTREAM_KEY,
       model: POLICY_MODEL,
       provider: "vllm",
@@ -54,21 +55,21 @@ export async function startHarness(options: {
   });
   return {
     gateway,
-    policy,
+    endpoint,
     dir,
-    trial(name) {
+    rollout(name) {
       const file = path.join(dir, name, "trajectory", "llm_trajectory.jsonl");
       return { ...gateway.addRollout(name, { trajectoryFile: file }), file };
     },
     async close() {
       await gateway.close();
-      await policy.close();
+      await endpoint.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
 }
 
-/** The recorded exchanges of a trial file (waits for the trial's writes by removing it first). */
+/** The recorded exchanges of a rollout's file (waits for the rollout's writes by removing it first). */
 export async function recorded(h: Harness, name: string): Promise<JsonObject[]> {
   await h.gateway.removeRollout(name);
   const file = path.join(h.dir, name, "trajectory", "llm_trajectory.jsonl");

@@ -1,5 +1,7 @@
 // A dialect is what an agent speaks inbound. Every dialect goes upstream as OpenAI chat; these are the
 // two translations (request to chat, chat answer back) and the stream translator for SSE answers.
+// inbound/ holds one per API an agent speaks; the history conversions they share with train, which
+// only read, are src/dialects/.
 import type { ChatAccumulator } from "./assemble.js";
 import type { GatewayError } from "./errors.js";
 import type { AgentAsked } from "./strip.js";

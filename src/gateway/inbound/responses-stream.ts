@@ -1,9 +1,9 @@
 // OpenAI Responses streaming: chat chunks in, the documented event lifecycle out. Items open when the
 // model starts producing them (reasoning, message text, a tool call) and close when the next begins.
 import type { ChatAccumulator } from "../assemble.js";
-import type { StreamTranslator } from "../dialect.js";
-import { firstDelta, randomId } from "../dialect.js";
 import type { GatewayError } from "../errors.js";
+import type { StreamTranslator } from "../inbound.js";
+import { firstDelta, randomId } from "../inbound.js";
 import { namedEvent } from "../sse.js";
 import type { Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";

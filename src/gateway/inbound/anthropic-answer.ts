@@ -1,5 +1,5 @@
 // Chat answer -> Anthropic Message: thinking, text and tool_use blocks, the stop reason, the usage.
-import { randomId } from "../dialect.js";
+import { randomId } from "../inbound.js";
 import type { ChatChoice, ChatCompletion, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
 

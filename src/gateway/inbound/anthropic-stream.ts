@@ -1,9 +1,9 @@
 // Anthropic Messages streaming: chat chunks in, the documented event flow out (one content block per
 // thinking run, text run or tool call, numbered from 0).
 import type { ChatAccumulator } from "../assemble.js";
-import type { StreamTranslator } from "../dialect.js";
-import { firstDelta, randomId } from "../dialect.js";
 import { errorBody, type GatewayError } from "../errors.js";
+import type { StreamTranslator } from "../inbound.js";
+import { firstDelta, randomId } from "../inbound.js";
 import { namedEvent } from "../sse.js";
 import type { Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";

@@ -2,8 +2,8 @@
 // response.in_progress, per item output_item.added ... output_item.done, then response.completed
 // (or .incomplete / .failed); every event carries a sequence_number.
 import { readCompletion } from "../assemble.js";
-import type { Dialect } from "../dialect.js";
-import { randomId } from "../dialect.js";
+import type { Dialect } from "../inbound.js";
+import { randomId } from "../inbound.js";
 import { outputItems, responseObject, responsesUsage, statusOf } from "./responses-answer.js";
 import { requestTools, responsesToChat } from "./responses-request.js";
 import { ResponsesStream } from "./responses-stream.js";

@@ -1,8 +1,8 @@
 // OpenAI Chat Completions inbound: the policy speaks it too, so requests and answers pass through,
 // less what the gateway added for capture and the agent did not ask for.
 import type { ChatAccumulator } from "../assemble.js";
-import { type Dialect, messagesInputShape, type StreamTranslator } from "../dialect.js";
 import { errorBody, type GatewayError } from "../errors.js";
+import { type Dialect, messagesInputShape, type StreamTranslator } from "../inbound.js";
 import { dataEvent } from "../sse.js";
 import { type AgentAsked, stripForAgent } from "../strip.js";
 import type { JsonObject } from "../types.js";

@@ -2,8 +2,8 @@
 // content block content_block_start / content_block_delta... / content_block_stop, message_delta
 // (stop reason, cumulative usage), message_stop; a failure after the headers is an `error` event.
 import { readCompletion } from "../assemble.js";
-import type { Dialect } from "../dialect.js";
-import { messagesInputShape, randomId } from "../dialect.js";
+import type { Dialect } from "../inbound.js";
+import { messagesInputShape, randomId } from "../inbound.js";
 import { messageObject } from "./anthropic-answer.js";
 import { anthropicToChat } from "./anthropic-request.js";
 import { AnthropicStream } from "./anthropic-stream.js";

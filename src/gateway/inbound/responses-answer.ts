@@ -1,6 +1,6 @@
 // Chat answer -> OpenAI Responses answer: a Response object whose output items are reasoning, the
 // assistant message, and function_call (or custom_tool_call) items, in the order the model produced them.
-import { randomId } from "../dialect.js";
+import { randomId } from "../inbound.js";
 import type { ChatChoice, ChatCompletion, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
 import type { RequestTools } from "./responses-request.js";
