@@ -2,7 +2,8 @@
 // covers the sandbox's start and agent setup. In the Harbor layout [agent].network_mode overrides
 // it around the agent's run only and [verifier].network_mode around the verifier only; the task.md
 // layout has the baseline for every phase, as upstream BenchFlow (it parses and ignores them).
-import type { NetworkMode, Task } from "./types.js";
+import type { NetworkMode } from "./config-reader.js";
+import type { Task } from "./types.js";
 
 export type NetworkPhase = "agent" | "verifier";
 

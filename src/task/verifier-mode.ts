@@ -7,13 +7,15 @@
 import type { FieldReader } from "./config-reader.js";
 import { show } from "./config-reader.js";
 import { isTable } from "./keys.js";
-import type { Task } from "./types.js";
 
 export const VERIFIER_ENVIRONMENT_MODES = ["shared", "separate"] as const;
 export type VerifierEnvironmentMode = (typeof VERIFIER_ENVIRONMENT_MODES)[number];
 
 /** Where the task's verifier runs (the run flag is already applied to the task, job/verifier-mode.ts). */
-export function verifierModeOf(task: Task): VerifierEnvironmentMode {
+export function verifierModeOf(task: {
+  // What it reads of a Task, spelled out: types.ts reads this file for the mode's type.
+  config: { verifier: { environmentMode?: VerifierEnvironmentMode | null } };
+}): VerifierEnvironmentMode {
   return task.config.verifier.environmentMode ?? "shared";
 }
 

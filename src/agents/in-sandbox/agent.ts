@@ -6,7 +6,6 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CategorizedError, messageOf } from "../../errors.js";
 import type { ExecResult } from "../../sandbox/types.js";
-import type { McpServer } from "../../task/types.js";
 import type {
   Agent,
   AgentContext,
@@ -14,7 +13,8 @@ import type {
   HostPreparation,
   HostPreparationRequest,
 } from "../types.js";
-import { type BundleSpec, ensureBundle } from "./bundle.js";
+import { ensureBundle } from "./bundle.js";
+import type { CliAgentDef, LaunchInfo, LaunchState } from "./definition.js";
 import type { ParsedRun } from "./events.js";
 import { imageFallbackFor } from "./image-install.js";
 import { INSTRUCTION, type LaunchPlan, launchScript, SETUP_FAILED, TASK_FAILED } from "./launch.js";
@@ -23,37 +23,6 @@ import { NODE_MOUNT, RELAY_MOUNT, RELAY_SOCKET, startSocketRelay } from "./relay
 import { type SkillOptions, skillsFor } from "./skills.js";
 
 export { INSTRUCTION };
-
-/** What an agent's config and command line are made from. */
-export interface LaunchInfo {
-  /** The gateway inside the sandbox, without /v1 (e.g. http://127.0.0.1:41234). */
-  gatewayOrigin: string;
-  /** The model name the agent is told (the gateway sends the user's model upstream whatever it asks). */
-  model: string;
-  /** Name of the environment variable that holds the trial's credential. */
-  keyEnv: string;
-  workdir: string;
-  /** The task's MCP servers, written into the agent's own MCP config. */
-  mcpServers: McpServer[];
-}
-
-export interface CliAgentDef {
-  name: string;
-  bundle: BundleSpec;
-  /** The CLI's executable, relative to the bundle folder. */
-  binary(): Promise<string>;
-  /** Whether that executable is linked against glibc (a static one runs in any image). */
-  glibc: boolean;
-  /** The musl build's executable, relative to a bundle installed with npm --libc=musl (for musl images). */
-  muslBinary?(): Promise<string>;
-  /** Where the agent looks for skills, relative to $HOME. */
-  skillsHome: string;
-  configFiles(l: LaunchInfo): { path: string; content: string }[];
-  env(l: LaunchInfo, apiKey: string): Record<string, string>;
-  /** Arguments after the binary; INSTRUCTION marks where the task's instruction goes. */
-  args(l: LaunchInfo): string[];
-  parse(stdout: string): ParsedRun;
-}
 
 export interface CliAgentOptions extends SkillOptions {
   /** Extra arguments after the agent's own (tests use them to break an agent on purpose). */
@@ -68,16 +37,6 @@ const GLIBC_LOADERS: Record<string, string> = {
   arm64: "/lib/ld-linux-aarch64.so.1",
 };
 const KEY_ENV = "BENCHFLOW_API_KEY";
-
-export interface LaunchState {
-  readyAt: number;
-  stagedSkills: string | null;
-  relay: boolean;
-  binary: string;
-  binDir: string;
-  /** The loader checked before launch; null when the agent was installed into the image for its libc. */
-  loader: string | null;
-}
 
 export function createCliAgent(def: CliAgentDef, opts: CliAgentOptions = {}): Agent {
   // Each rollout's launch state, kept by the preparation the host made for it (prepareHost's answer
