@@ -3,6 +3,7 @@
 // a trial would get that far.
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { envVar } from "../env.js";
 import { readAll } from "./container/engine/client.js";
 import { connectEngine, type Engine } from "./container/engine/engine.js";
 import { imageExists } from "./container/image/image.js";
@@ -36,7 +37,7 @@ function run(file: string, args: string[], timeoutMs = 15_000): Promise<{ ok: bo
 }
 
 async function which(name: string): Promise<string | null> {
-  for (const dir of (process.env.PATH ?? "").split(":").concat(["/usr/sbin", "/sbin", "/usr/bin", "/bin"])) {
+  for (const dir of (envVar("PATH") ?? "").split(":").concat(["/usr/sbin", "/sbin", "/usr/bin", "/bin"])) {
     if (dir && existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
   }
   return null;

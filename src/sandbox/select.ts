@@ -2,6 +2,8 @@
 // then run in their own images, as their authors tested them) and falls back to the embedded
 // namespace sandbox when none does, saying which and why; a DOCKER_HOST that does not answer is an
 // error, never a fallback.
+
+import { envVar } from "../env.js";
 import { UserInputError } from "../errors.js";
 import { DEFAULT_SOCKETS, detectEngine } from "./container/engine/engine.js";
 import { sandboxBackends } from "./index.js";
@@ -38,7 +40,7 @@ export async function selectBackend(
     return { backend: container.backend, reason: which };
   }
   // An engine the user named that does not answer is their mistake, not a reason to run elsewhere.
-  const dockerHost = process.env.DOCKER_HOST;
+  const dockerHost = envVar("DOCKER_HOST");
   if (dockerHost) {
     const core = (container.why ?? "").replace(/^DOCKER_HOST=\S+: /, "").split(";")[0];
     throw new UserInputError(

@@ -3,6 +3,7 @@
 // (environment/docker-compose.yaml) gets its sidecars too, on one network per trial (compose/).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { inheritedEnv } from "../../env.js";
 import { CategorizedError, messageOf } from "../../errors.js";
 import { composeFileOf } from "../../task/intent.js";
 import { type Task, workspaceOf } from "../../task/types.js";
@@ -11,7 +12,7 @@ import type { SandboxBackend, SandboxSpec } from "../types.js";
 import { serviceImage } from "./compose/images.js";
 import { ComposeError, type ComposeProject, loadCompose, MAIN_SERVICE } from "./compose/model.js";
 import { ComposeRun } from "./compose/project.js";
-import { connectEngine, type Engine } from "./engine/engine.js";
+import { connectEngine, type Engine, engineEnv } from "./engine/engine.js";
 import { type AgentBundleMount, type AgentImageResult, resolveAgentImage } from "./image/agent-image.js";
 import { buildTaskImage } from "./image/image.js";
 import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./lifecycle/cleanup.js";
@@ -53,7 +54,7 @@ export class ContainerBackend implements SandboxBackend {
 
   private engine(): Promise<Engine> {
     const { dockerHost } = this.options;
-    return connectEngine(dockerHost ? { ...process.env, DOCKER_HOST: dockerHost } : process.env);
+    return connectEngine(dockerHost ? { DOCKER_HOST: dockerHost } : engineEnv());
   }
 
   async unavailableReason(): Promise<string | null> {
@@ -308,7 +309,7 @@ async function composeProjectOf(task: Task): Promise<ComposeProject | null> {
   const file = await composeFileOf(task.environmentDir);
   if (!file) return null;
   try {
-    return await loadCompose(file, { ...process.env, ...task.config.sandbox.env });
+    return await loadCompose(file, { ...inheritedEnv(), ...task.config.sandbox.env });
   } catch (err) {
     if (err instanceof ComposeError)
       throw new CategorizedError("task_error", `task ${task.name}: ${err.message}`);
