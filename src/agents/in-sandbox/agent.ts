@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CategorizedError, messageOf } from "../../errors.js";
+import { opt } from "../../options.js";
 import type { ExecResult } from "../../sandbox/types.js";
 import type {
   Agent,
@@ -139,7 +140,10 @@ async function stageSkills(
 ): Promise<void> {
   state.readyAt = Date.now();
   if (!ctx.modelAccess)
-    throw new CategorizedError("agent_setup", `${def.name} needs a model: pass -m provider/model`);
+    throw new CategorizedError(
+      "agent_setup",
+      `${def.name} needs a model: pass ${opt("model", "provider/model")}`,
+    );
   const skills = await skillsFor(ctx.task, opts);
   if (skills.length === 0) return;
   state.stagedSkills = `/tmp/.bf-skills-${Date.now().toString(36)}`;
@@ -154,7 +158,11 @@ async function runCli(
   state: LaunchState,
 ): Promise<AgentRunResult> {
   const access = ctx.modelAccess;
-  if (!access) throw new CategorizedError("agent_setup", `${def.name} needs a model: pass -m provider/model`);
+  if (!access)
+    throw new CategorizedError(
+      "agent_setup",
+      `${def.name} needs a model: pass ${opt("model", "provider/model")}`,
+    );
   const info: LaunchInfo = {
     gatewayOrigin: opts.gatewayOverride ?? gatewayOriginOf(ctx, access.baseUrl),
     model: bareModel(access.model),
