@@ -1,6 +1,6 @@
 // `bench doctor`: which sandboxes work on this machine and, for each thing that does not, why and
 // the fix. Every check really runs the thing it names (a container, a namespace), so a pass means
-// a trial would get that far.
+// a rollout would get that far.
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { envVar } from "../env.js";

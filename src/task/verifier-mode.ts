@@ -1,6 +1,6 @@
 // `[verifier] environment_mode` (Harbor's key; upstream BenchFlow spells it `sandbox_mode`): whether
 // the test runs in the agent's sandbox ("shared", the default) or in a fresh one made from the
-// task's image that receives only the workspace and the artifacts ("separate", trial/separate-verifier.ts).
+// task's image that receives only the workspace and the artifacts ("separate", rollout/separate-verifier.ts).
 // Harbor's own image for the verifier (`[verifier.environment]`) is not supported yet, nor a step's
 // own mode: both are refused here, never run shared in silence. A multi-step task's mode holds for
 // every step.

@@ -1,5 +1,5 @@
 // bench-agent: the built-in tool loop. It runs on the host and talks to the policy through the
-// trial's gateway credential (OpenAI chat); its bash tool runs in the sandbox as the agent user.
+// rollout's gateway credential (OpenAI chat); its bash tool runs in the sandbox as the agent user.
 import { CategorizedError } from "../../errors.js";
 import { opt } from "../../options.js";
 import type { Agent, AgentContext, AgentRunResult } from "../types.js";

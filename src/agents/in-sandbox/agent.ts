@@ -1,7 +1,7 @@
 // A real agent CLI as a BenchFlow agent: its bundle is installed once on the host and mounted
 // read-only; in the sandbox it runs as the agent user, in the task's workdir, with the task's
-// instruction, under the trial's limit (the sandbox kills the whole process tree), reaching only
-// the gateway with its trial's own credential. Its JSON output becomes the trajectory.
+// instruction, under the rollout's limit (the sandbox kills the whole process tree), reaching only
+// the gateway with its rollout's own credential. Its JSON output becomes the trajectory.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CategorizedError, messageOf } from "../../errors.js";

@@ -1,5 +1,5 @@
 // Agent bundles: each agent CLI is installed from npm once per version into a host cache
-// (<cache>/<name>@<version>/) and mounted read-only into sandboxes, so no trial installs anything.
+// (<cache>/<name>@<version>/) and mounted read-only into sandboxes, so no rollout installs anything.
 // Installs go to a temp folder renamed into place, one at a time per bundle (in this process by a
 // shared promise, across processes by a lock file naming its pid).
 import { spawn } from "node:child_process";

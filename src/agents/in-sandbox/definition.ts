@@ -11,7 +11,7 @@ export interface LaunchInfo {
   gatewayOrigin: string;
   /** The model name the agent is told (the gateway sends the user's model upstream whatever it asks). */
   model: string;
-  /** Name of the environment variable that holds the trial's credential. */
+  /** Name of the environment variable that holds the rollout's credential. */
   keyEnv: string;
   workdir: string;
   /** The task's MCP servers, written into the agent's own MCP config. */

@@ -9,7 +9,7 @@ import type { CliAgentDef, LaunchState } from "./definition.js";
 export interface FallbackTarget {
   /** The binary's path inside the sandbox (under the bundle's mount). */
   binary: string;
-  /** The trial's config.json facts, updated with the path taken. */
+  /** The rollout's config.json facts, updated with the path taken. */
   record: Record<string, unknown>;
   state: LaunchState;
   signal: AbortSignal;

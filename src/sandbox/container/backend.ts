@@ -1,6 +1,6 @@
-// `--sandbox container`: each trial in its own container from the task's image, on whichever
+// The container sandbox: each rollout in its own container from the task's image, on whichever
 // engine answers (Docker, or Podman's Docker-compatible service). A task with a compose file
-// (environment/docker-compose.yaml) gets its sidecars too, on one network per trial (compose/).
+// (environment/docker-compose.yaml) gets its sidecars too, on one network per rollout (compose/).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { inheritedEnv } from "../../env.js";
@@ -155,7 +155,7 @@ export class ContainerBackend implements SandboxBackend {
     const labels = {
       ...ownerLabels(this.options.runId),
       [LABEL.job]: spec.jobName,
-      [LABEL.trial]: spec.rolloutName,
+      [LABEL.rollout]: spec.rolloutName,
       [LABEL.task]: task.name,
     };
     return {

@@ -98,7 +98,7 @@ export async function createNamespaceSandbox(
       resources,
       rootAgent: rootAgent.root,
     });
-    // A network that cannot be made refuses the trial now, not halfway through a phase.
+    // A network that cannot be made refuses the rollout now, not halfway through a phase.
     if (spec.network || anyPhaseHasNetwork(task)) await sandbox.startNetwork();
     return sandbox;
   } catch (err) {
