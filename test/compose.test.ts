@@ -35,9 +35,9 @@ async function oracleAndNop(name: string): Promise<void> {
   }
 }
 
-/** What the engine still holds with this trial's label. */
-async function leftovers(engine: NonNullable<Awaited<ReturnType<typeof engineOrSkip>>>, trial: string) {
-  const label = `${LABEL.trial}=${trial}`;
+/** What the engine still holds with this rollout's label. */
+async function leftovers(engine: NonNullable<Awaited<ReturnType<typeof engineOrSkip>>>, rollout: string) {
+  const label = `${LABEL.rollout}=${rollout}`;
   return {
     containers: (await listContainers(engine, label)).map((c) => c.Id),
     networks: (await listNetworks(engine, label)).map((n) => n.Name),

@@ -3,6 +3,7 @@
 // A task without a solution is the task's failure (task_error), not the agent's: another attempt
 // would fail the same way, so it is never retried.
 import { CategorizedError } from "../errors.js";
+import { opt } from "../options.js";
 import type { Agent, AgentContext, AgentRunResult } from "./types.js";
 
 const STDOUT_TAIL = 4000;
@@ -17,7 +18,7 @@ export const oracleAgent: Agent = {
       const script = task.layout === "native" ? "oracle/solve.sh" : "solution/solve.sh";
       throw new CategorizedError(
         "task_error",
-        `task ${task.name}: it has no solution, so -a oracle cannot run it — fix: add ${script} to ${task.dir}, or run another agent`,
+        `task ${task.name}: it has no solution, so ${opt("agent", "oracle")} cannot run it — fix: add ${script} to ${task.dir}, or run another agent`,
       );
     }
     await ctx.sandbox.upload(task.solutionDir, task.solutionMount);

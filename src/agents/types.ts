@@ -1,4 +1,4 @@
-// An agent is the policy's body inside a rollout. The trial hands it a sandbox and a limit; the
+// An agent is the policy's body inside a rollout. The rollout hands it a sandbox and a limit; the
 // agent reports what it did. Throw a CategorizedError for failures that are not the policy's
 // (agent_setup, provider_error); return `error` for failures that are (agent_error).
 import type { ReadOnlyMount, Sandbox, SandboxKind } from "../sandbox/types.js";
@@ -23,7 +23,7 @@ export type TrajectoryEvent =
     }
   | { type: "oracle"; command: string; return_code: number | null; stdout: string; ts?: string };
 
-/** How a model-using agent reaches the policy: the gateway's address and this trial's own credential. */
+/** How a model-using agent reaches the policy: the gateway's address and this rollout's own credential. */
 export interface ModelAccess {
   baseUrl: string;
   apiKey: string;
@@ -38,7 +38,7 @@ export interface HostPreparation {
   timing?: Record<string, number>;
   /** Facts merged into config.json (agent version, how it was installed). */
   record?: Record<string, unknown>;
-  /** Called once when the trial ends, whatever happened. */
+  /** Called once when the rollout ends, whatever happened. */
   release?(): Promise<void>;
 }
 
@@ -48,7 +48,7 @@ export interface HostPreparationRequest {
   /** Whether the sandbox gets a network (false: loopback only). */
   network: boolean;
   /** The gateway's port on the host's loopback, when the agent calls a model. */
-  /** `host`: where the gateway listens when it is not this machine's loopback (a SLURM node's trial). */
+  /** `host`: where the gateway listens when it is not this machine's loopback (a SLURM node's rollout). */
   hostService?: { port: number; host?: string } | null;
   signal: AbortSignal;
 }
@@ -57,7 +57,7 @@ export interface AgentContext {
   task: Task;
   sandbox: Sandbox;
   instruction: string;
-  /** The agent's wall-clock limit (null: none). The trial also aborts `signal` when it passes. */
+  /** The agent's wall-clock limit (null: none). The rollout also aborts `signal` when it passes. */
   timeoutSec: number | null;
   signal: AbortSignal;
   /** Host folder of this rollout; the agent may write under agent/ and trajectory/. */

@@ -1,14 +1,16 @@
 // `bench doctor`: which sandboxes work on this machine and, for each thing that does not, why and
 // the fix. Every check really runs the thing it names (a container, a namespace), so a pass means
-// a trial would get that far.
+// a rollout would get that far.
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { envVar } from "../env.js";
+import { opt } from "../options.js";
 import { readAll } from "./container/engine/client.js";
 import { connectEngine, type Engine } from "./container/engine/engine.js";
 import { imageExists } from "./container/image/image.js";
 import { relayPrecheck } from "./container/lifecycle/network.js";
 import { createNamespaceBackend } from "./namespace/index.js";
-import { NETWORK_FIX, networkUnavailableReason, startSandboxNetwork } from "./namespace/netns.js";
+import { networkFix, networkUnavailableReason, startSandboxNetwork } from "./namespace/netns.js";
 
 export interface DoctorCheck {
   name: string;
@@ -36,7 +38,7 @@ function run(file: string, args: string[], timeoutMs = 15_000): Promise<{ ok: bo
 }
 
 async function which(name: string): Promise<string | null> {
-  for (const dir of (process.env.PATH ?? "").split(":").concat(["/usr/sbin", "/sbin", "/usr/bin", "/bin"])) {
+  for (const dir of (envVar("PATH") ?? "").split(":").concat(["/usr/sbin", "/sbin", "/usr/bin", "/bin"])) {
     if (dir && existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
   }
   return null;
@@ -182,7 +184,7 @@ async function namespaceChecks(checks: DoctorCheck[]): Promise<string | null> {
 async function namespaceNetworkCheck(root: boolean): Promise<DoctorCheck> {
   const name = "namespace network (slirp4netns)";
   const missing = await networkUnavailableReason();
-  if (missing !== null) return { name, ok: false, detail: missing, fix: NETWORK_FIX };
+  if (missing !== null) return { name, ok: false, detail: missing, fix: networkFix() };
   try {
     const network = await startSandboxNetwork(root);
     await network.close();
@@ -192,7 +194,7 @@ async function namespaceNetworkCheck(root: boolean): Promise<DoctorCheck> {
       detail: "tasks with network get a namespace of their own, without the host's loopback",
     };
   } catch (err) {
-    return { name, ok: false, detail: (err as Error).message, fix: NETWORK_FIX };
+    return { name, ok: false, detail: (err as Error).message, fix: networkFix() };
   }
 }
 
@@ -208,18 +210,7 @@ export async function runDoctor(): Promise<DoctorReport> {
     name: "namespace sandbox",
     ok: namespace === null,
     detail: namespace ?? "works",
-    fix: namespace === null ? undefined : "apt-get install bubblewrap, or use --sandbox container",
+    fix: namespace === null ? undefined : `apt-get install bubblewrap, or use ${opt("sandbox", "container")}`,
   });
   return { checks, sandboxes: { container, namespace } };
-}
-
-export function formatDoctor(report: DoctorReport): string {
-  const lines = report.checks.map((c) => {
-    const head = `${c.ok ? "ok  " : "FAIL"}  ${c.name.padEnd(32)} ${c.detail}`;
-    return c.fix ? `${head}\n      fix: ${c.fix}` : head;
-  });
-  const say = (why: string | null) => (why === null ? "works" : "unavailable (see FAIL above)");
-  lines.push("", `--sandbox container: ${say(report.sandboxes.container)}`);
-  lines.push(`--sandbox namespace: ${say(report.sandboxes.namespace)}`);
-  return `${lines.join("\n")}\n`;
 }

@@ -2,7 +2,10 @@
 // then run in their own images, as their authors tested them) and falls back to the embedded
 // namespace sandbox when none does, saying which and why; a DOCKER_HOST that does not answer is an
 // error, never a fallback.
+
+import { envVar } from "../env.js";
 import { UserInputError } from "../errors.js";
+import { opt } from "../options.js";
 import { DEFAULT_SOCKETS, detectEngine } from "./container/engine/engine.js";
 import { sandboxBackends } from "./index.js";
 import type { SandboxBackend, SandboxKind } from "./types.js";
@@ -21,13 +24,15 @@ export async function selectBackend(
   choice: SandboxChoice,
 ): Promise<{ backend: SandboxBackend; reason: string }> {
   if (choice !== "auto" && choice !== "namespace" && choice !== "container") {
-    throw new UserInputError(`--sandbox must be auto, namespace or container; got ${JSON.stringify(choice)}`);
+    throw new UserInputError(
+      `${opt("sandbox")} must be auto, namespace or container; got ${JSON.stringify(choice)}`,
+    );
   }
   if (choice !== "auto") {
     const { backend, why } = await usable(choice);
     if (!backend)
-      throw new UserInputError(`--sandbox ${choice} cannot run here: ${why} (bench doctor says more)`);
-    return { backend, reason: `--sandbox ${choice}` };
+      throw new UserInputError(`${opt("sandbox", choice)} cannot run here: ${why} (bench doctor says more)`);
+    return { backend, reason: opt("sandbox", choice) };
   }
   const container = await usable("container");
   if (container.backend) {
@@ -38,11 +43,11 @@ export async function selectBackend(
     return { backend: container.backend, reason: which };
   }
   // An engine the user named that does not answer is their mistake, not a reason to run elsewhere.
-  const dockerHost = process.env.DOCKER_HOST;
+  const dockerHost = envVar("DOCKER_HOST");
   if (dockerHost) {
     const core = (container.why ?? "").replace(/^DOCKER_HOST=\S+: /, "").split(";")[0];
     throw new UserInputError(
-      `DOCKER_HOST=${dockerHost} does not answer: ${core}; start that engine, fix DOCKER_HOST, or unset it to let auto use the namespace sandbox (or pass --sandbox namespace)`,
+      `DOCKER_HOST=${dockerHost} does not answer: ${core}; start that engine, fix DOCKER_HOST, or unset it to let auto use the namespace sandbox (or pass ${opt("sandbox", "namespace")})`,
     );
   }
   const ns = await usable("namespace");

@@ -93,7 +93,7 @@ export interface SandboxSpec {
   jobDir?: string;
   /** One server on the host the sandbox may reach even without network (the model gateway). */
   hostService?: { port: number; host?: string };
-  /** Host paths bound read-only into the sandbox, so nothing is copied per trial. */
+  /** Host paths bound read-only into the sandbox, so nothing is copied per rollout. */
   readOnlyMounts?: ReadOnlyMount[];
   /** The policy endpoint, closed to the agent like the host's own addresses (it must use the gateway). */
   policyEndpoint?: PolicyEndpoint;
@@ -117,7 +117,7 @@ export interface Sandbox {
   readonly hostBlock?: HostBlockRecord;
   /** The image the sandbox runs (container backends). */
   readonly image?: string;
-  /** The limits applied (and, after the agent, which it went past); read again when the trial ends. */
+  /** The limits applied (and, after the agent, which it went past); read again when the rollout ends. */
   readonly limits?: SandboxLimits;
   /** Run a shell command line (bash -c) inside the sandbox. */
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
@@ -132,7 +132,7 @@ export interface Sandbox {
   download(sandboxPath: string, hostPath: string, options?: DownloadOptions): Promise<void>;
   /**
    * The network of the execs that follow, where a phase overrides the task's baseline ([agent] or
-   * [verifier] network_mode). Absent where the backend cannot switch it during a trial.
+   * [verifier] network_mode). Absent where the backend cannot switch it during a rollout.
    */
   setNetwork?(network: boolean): Promise<void>;
   /** Kill every process the agent left behind (before the verifier runs). */
@@ -156,7 +156,7 @@ export interface SandboxBackend {
   reap?(): Promise<string[]>;
 }
 
-/** A sandbox that could not be made: the trial ends with `sandbox_setup`. */
+/** A sandbox that could not be made: the rollout ends with `sandbox_setup`. */
 export class SandboxSetupError extends Error {
   override name = "SandboxSetupError";
 }

@@ -1,4 +1,4 @@
-// Harbor's `artifacts`: files or folders of the sandbox the trial keeps after the agent, for people
+// Harbor's `artifacts`: files or folders of the sandbox the rollout keeps after the agent, for people
 // and for graders that run later. Entries are a path, or {source, destination, exclude}.
 import type { FieldReader } from "./config-reader.js";
 import { isTable } from "./keys.js";

@@ -1,7 +1,10 @@
 // Reads one config field at a time: a wrong value becomes a problem naming the field and the fix,
 // and the default stands in for it so that every other field is still checked.
 import { isTable } from "./keys.js";
-import type { NetworkMode, TaskLayout } from "./types.js";
+import type { TaskLayout } from "./source.js";
+
+/** How a sandbox (or one phase in it) reaches the network: the values of network_mode. */
+export type NetworkMode = "no-network" | "public" | "allowlist";
 
 const NETWORK_MODES: readonly NetworkMode[] = ["no-network", "public", "allowlist"];
 

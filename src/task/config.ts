@@ -6,8 +6,9 @@ import { readHealthcheck } from "./healthcheck.js";
 import { isTable } from "./keys.js";
 import { readMcpServers, readSkillsDir } from "./mcp-servers.js";
 import { readSetupCommands } from "./setup-commands.js";
+import type { TaskLayout } from "./source.js";
 import { readSteps } from "./steps-config.js";
-import type { TaskConfig, TaskLayout } from "./types.js";
+import type { TaskConfig } from "./types.js";
 import { readVerifierHardening } from "./verifier-hardening.js";
 import { readVerifierMode } from "./verifier-mode.js";
 

@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { opt } from "../options.js";
 import { isTable } from "./keys.js";
 import { displayPath } from "./source.js";
 import type { Task } from "./types.js";
@@ -58,12 +59,14 @@ export async function runNotes(task: Task): Promise<string[]> {
   }
   const solved = steps.length > 0 ? steps.every((s) => s.solveScript !== null) : task.solveScript !== null;
   if (!solved) {
-    notes.push("no solution (solution/solve.sh): `-a oracle` ends this task as task_error, unscored");
+    notes.push(
+      `no solution (solution/solve.sh): \`${opt("agent", "oracle")}\` ends this task as task_error, unscored`,
+    );
   }
   const runSteps = task.dockerfile?.runSteps.length ?? 0;
   if (runSteps > 0 && image === null) {
     notes.push(
-      `the Dockerfile has ${runSteps} RUN step(s): the namespace sandbox cannot apply them; --sandbox container builds the image`,
+      `the Dockerfile has ${runSteps} RUN step(s): the namespace sandbox cannot apply them; ${opt("sandbox", "container")} builds the image`,
     );
   }
   return notes;
@@ -91,7 +94,7 @@ async function composeNotes(task: Task): Promise<string[]> {
   return [
     `${displayPath(file)}: ${names.length} service(s) (${names.join(", ") || "none"}); the agent runs in "main"` +
       (listed.length > 0 ? `, which waits for ${listed.join(", ")}` : "") +
-      "; only --sandbox container runs it (the namespace sandbox refuses it)",
+      `; only ${opt("sandbox", "container")} runs it (the namespace sandbox refuses it)`,
   ];
 }
 

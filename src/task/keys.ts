@@ -2,6 +2,7 @@
 // closed section (agent, verifier, sandbox, steps) or a likely typo anywhere is refused; any other
 // unknown key is a warning. Known keys we accept but do not act on yet are warnings too.
 
+import { envVar } from "../env.js";
 import { editDistance } from "../util/nearest.js";
 
 const keys = (list: string) => list.trim().split(/\s+/);
@@ -110,7 +111,7 @@ export interface KeyReport {
 /** Checks every key of a parsed config against the schema. `file` is how messages name the file. */
 export function checkKeys(config: Record<string, unknown>, file: string): KeyReport {
   const report: KeyReport = { refusals: [], warnings: [] };
-  const lenient = process.env.BENCHFLOW_TASK_TOML_ALLOW_UNKNOWN_KEYS === "1";
+  const lenient = envVar("BENCHFLOW_TASK_TOML_ALLOW_UNKNOWN_KEYS") === "1";
   walk(config, "", "", { file, report, lenient });
   return report;
 }

@@ -3,6 +3,7 @@
 // sees every broken task and every problem at once, not one per attempt.
 import path from "node:path";
 import { UserInputError } from "../errors.js";
+import { opt } from "../options.js";
 import { inspectTask } from "./inspect.js";
 import type { Task } from "./types.js";
 
@@ -45,7 +46,7 @@ function refusal(broken: BrokenTask[], total: number): string {
   const lines = broken.flatMap((b) => b.problems.map((p) => `  ${b.task}: problem: ${p}`));
   const count = broken.reduce((n, b) => n + b.problems.length, 0);
   return [
-    `${broken.length} of ${total} task(s) cannot run (${count} problem(s)); nothing was started. Fix each one below, or leave the task out with --exclude NAME:`,
+    `${broken.length} of ${total} task(s) cannot run (${count} problem(s)); nothing was started. Fix each one below, or leave the task out with ${opt("exclude", "NAME")}:`,
     ...lines,
   ].join("\n");
 }

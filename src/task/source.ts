@@ -5,7 +5,9 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import { isTable } from "./keys.js";
-import type { TaskLayout } from "./types.js";
+
+/** Which layout a task folder has: native task.md, or Harbor's split task.toml + instruction.md. */
+export type TaskLayout = "native" | "split";
 
 export interface TaskSource {
   layout: TaskLayout;

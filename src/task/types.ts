@@ -1,13 +1,14 @@
 // What a loaded task looks like to the rest of the program. Both layouts (native task.md and the
 // Harbor split layout) load into this one shape; nothing downstream knows which layout it was.
 
+// Each key's own type lives with its reader (artifacts.ts, config-reader.ts, ...); none of them reads
+// this file back.
 import type { ArtifactSpec } from "./artifacts.js";
+import type { NetworkMode } from "./config-reader.js";
 import type { TaskHealthcheck } from "./healthcheck.js";
 import type { SetupCommand } from "./setup-commands.js";
+import type { TaskLayout } from "./source.js";
 import type { VerifierEnvironmentMode } from "./verifier-mode.js";
-
-export type TaskLayout = "native" | "split";
-export type NetworkMode = "no-network" | "public" | "allowlist";
 
 /** One `COPY`/`ADD` of the task's Dockerfile, resolved against the build context. */
 export interface DockerfileCopy {

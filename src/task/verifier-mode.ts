@@ -1,19 +1,21 @@
 // `[verifier] environment_mode` (Harbor's key; upstream BenchFlow spells it `sandbox_mode`): whether
 // the test runs in the agent's sandbox ("shared", the default) or in a fresh one made from the
-// task's image that receives only the workspace and the artifacts ("separate", trial/separate-verifier.ts).
+// task's image that receives only the workspace and the artifacts ("separate", rollout/separate-verifier.ts).
 // Harbor's own image for the verifier (`[verifier.environment]`) is not supported yet, nor a step's
 // own mode: both are refused here, never run shared in silence. A multi-step task's mode holds for
 // every step.
 import type { FieldReader } from "./config-reader.js";
 import { show } from "./config-reader.js";
 import { isTable } from "./keys.js";
-import type { Task } from "./types.js";
 
 export const VERIFIER_ENVIRONMENT_MODES = ["shared", "separate"] as const;
 export type VerifierEnvironmentMode = (typeof VERIFIER_ENVIRONMENT_MODES)[number];
 
 /** Where the task's verifier runs (the run flag is already applied to the task, job/verifier-mode.ts). */
-export function verifierModeOf(task: Task): VerifierEnvironmentMode {
+export function verifierModeOf(task: {
+  // What it reads of a Task, spelled out: types.ts reads this file for the mode's type.
+  config: { verifier: { environmentMode?: VerifierEnvironmentMode | null } };
+}): VerifierEnvironmentMode {
   return task.config.verifier.environmentMode ?? "shared";
 }
 

@@ -1,5 +1,5 @@
 // A lean recursive copy for the small trees that move in and out of sandboxes. fs.cp spends
-// several stat calls per entry on checks we do not need; a trial copies five trees, so it shows.
+// several stat calls per entry on checks we do not need; a rollout copies five trees, so it shows.
 // A copy out of a sandbox (`out`) is the agent's to shape, so it is bounded: see copy-out.ts.
 import { execFile } from "node:child_process";
 import { constants, promises as fs, type Stats } from "node:fs";

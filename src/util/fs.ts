@@ -7,7 +7,7 @@ import { floatJson } from "./float-json.js";
 /**
  * Readers never see a half-written file (rename is atomic). `durable` also fsyncs before the
  * rename, so the file survives a machine crash: worth it for result.json, which marks a rollout
- * final, not for every side file of a trial (each fsync costs milliseconds).
+ * final, not for every side file of a rollout (each fsync costs milliseconds).
  */
 export async function writeFileAtomic(
   file: string,

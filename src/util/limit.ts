@@ -1,5 +1,5 @@
 // Concurrency limits, in one place: `mapLimit` runs a list a few at a time (reading thousands of
-// rollout folders at once would exhaust file handles; a job's trials run `concurrency` at a time);
+// rollout folders at once would exhaust file handles; a job's rollouts run `concurrency` at a time);
 // `Limiter` is a gate shared by callers that come and go (image builds), whose limit can change.
 
 /** `fn` over `items`, at most `limit` at a time (at least one), started in order; results in order. */

@@ -98,7 +98,7 @@ describe("verifier hardening (namespace sandbox)", {
   it("a later step's snapshot takes the step's own files as the task's", async () => {
     const s = await withEnv();
     const first = await snapshotForVerifier(s);
-    // The step's workdir files arrive (as the trial uploads them), then the snapshot is taken again.
+    // The step's workdir files arrive (as the rollout uploads them), then the snapshot is taken again.
     assert.equal((await s.exec("printf 'all:\\n\\ttrue\\n' > /app/Makefile", { user: "root" })).exitCode, 0);
     const step = await snapshotForVerifier(s, first);
     await first.dispose();

@@ -187,7 +187,7 @@ export function verifierEnv(
   return { ...(record?.env ?? {}), ...taskEnv };
 }
 
-/** <verifier>/hardening.json, atomically (before result.json, which the trial writes last). */
+/** <verifier>/hardening.json, atomically (before result.json, which the rollout writes last). */
 export async function writeHardeningRecord(
   outDir: string,
   record: HardeningRecord | typeof HARDENING_OFF,

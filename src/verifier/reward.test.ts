@@ -60,7 +60,7 @@ describe("resolveReward", () => {
     assert.deepEqual(good, { ok: true, rewards: { reward: 0.6667 }, rule: "reward_key" });
   });
 
-  it("aggregates a metrics map by the named policy", () => {
+  it("aggregates a metrics map by the named aggregation", () => {
     const mean = resolveReward({ json: '{"metrics": {"a": 1, "b": 0}}' }, unit);
     assert.ok(mean?.ok);
     assert.equal(mean.rewards.reward, 0.5);

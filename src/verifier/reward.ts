@@ -3,7 +3,7 @@
 //
 // One rule for both task layouts. Every key of reward.json is kept (each a finite number); the
 // scalar `reward` is, in order: the file's own `reward` key; reward.txt beside a reward.json that has
-// none (upstream's text compatibility); the aggregate the file declares (upstream's policy); else the
+// none (upstream's text compatibility); the aggregation the file declares (`aggregate`); else the
 // mean of the keys (Harbor's default metric; upstream refuses such a file). The result records which.
 
 export type RewardRule = "reward_key" | "reward_txt" | "aggregate" | "mean_of_keys";
@@ -36,17 +36,18 @@ function parseRewardText(text: string): number | string {
 const METHODS = ["mean", "all_pass", "any_pass", "weighted_mean", "weighted_sum", "threshold"] as const;
 type Method = (typeof METHODS)[number];
 
-interface Policy {
+/** How a task's metrics make its reward: reward.json's `aggregate`, its method, weights and bar. */
+interface Aggregation {
   method: Method;
   weights: Record<string, number>;
   /** all_pass / any_pass: a metric passes at or above it (default 1); threshold: the weighted mean's bar. */
   threshold: number | null;
 }
 
-type Parsed = { metrics: Record<string, number>; reward: number | null; policy: Policy | null };
+type Parsed = { metrics: Record<string, number>; reward: number | null; aggregation: Aggregation | null };
 
-/** Upstream's aggregate policy: `"aggregate": "<method>"` with `weights`, or `{"method": ..., ...}`. */
-function policyOf(aggregate: unknown, weights: unknown): Policy | string {
+/** Upstream's aggregation: `"aggregate": "<method>"` with `weights`, or `{"method": ..., ...}`. */
+function aggregationOf(aggregate: unknown, weights: unknown): Aggregation | string {
   const block = isObject(aggregate) ? aggregate : { method: aggregate };
   const method = block.method;
   if (typeof method !== "string" || !(METHODS as readonly string[]).includes(method)) {
@@ -66,7 +67,7 @@ function policyOf(aggregate: unknown, weights: unknown): Policy | string {
   return { method: method as Method, weights: w as Record<string, number>, threshold };
 }
 
-function aggregate(metrics: Record<string, number>, p: Policy): number | string {
+function aggregate(metrics: Record<string, number>, p: Aggregation): number | string {
   const entries = Object.entries(metrics);
   if (entries.length === 0) return "reward.json has no metrics to aggregate";
   const values = entries.map(([, v]) => v);
@@ -114,26 +115,26 @@ function parseRewardJson(text: string): Parsed | string {
   } catch {
     return "reward.json is not valid JSON";
   }
-  if (typeof value === "number") return { metrics: {}, reward: value, policy: null };
+  if (typeof value === "number") return { metrics: {}, reward: value, aggregation: null };
   if (!isObject(value)) {
     return `reward.json at /logs/verifier must be an object of numbers, e.g. {"reward": 1}; got ${Array.isArray(value) ? "array" : typeof value}`;
   }
   const { aggregate: agg, weights, metrics: nested, ...rest } = value;
-  let policy: Policy | null = null;
+  let aggregation: Aggregation | null = null;
   if (agg !== undefined) {
-    const p = policyOf(agg, weights);
+    const p = aggregationOf(agg, weights);
     if (typeof p === "string") return p;
-    policy = p;
+    aggregation = p;
   } else if (weights !== undefined) {
     return 'reward.json has "weights" but no "aggregate": name the method, e.g. "aggregate": "weighted_mean"';
   }
-  // The older spelling keeps the metrics in their own map beside the policy.
+  // The older spelling keeps the metrics in their own map beside the aggregation.
   const source = nested === undefined ? rest : isObject(nested) ? { ...nested, ...rest } : null;
   if (source === null) return "reward.json metrics must be an object of key: number";
   const numbers = numbersOf(source, "reward.json");
   if (typeof numbers === "string") return numbers;
   const { reward, ...metrics } = numbers;
-  return { metrics, reward: reward ?? null, policy };
+  return { metrics, reward: reward ?? null, aggregation };
 }
 
 /** Resolve the reward from the verifier's files: reward.json wins; when both exist they must agree. */
@@ -153,8 +154,8 @@ export function resolveReward(files: RewardFiles, range: [number, number]): Rewa
     metrics = parsed.metrics;
     if (parsed.reward !== null) {
       [scalar, rule] = [parsed.reward, "reward_key"];
-    } else if (parsed.policy) {
-      const r = aggregate(metrics, parsed.policy);
+    } else if (parsed.aggregation) {
+      const r = aggregate(metrics, parsed.aggregation);
       if (typeof r === "string") return { ok: false, message: r };
       [scalar, rule] = [r, "aggregate"];
     } else if (txt !== undefined) {

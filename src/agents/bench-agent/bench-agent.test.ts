@@ -1,4 +1,4 @@
-// bench-agent end to end: the scripted policy behind the real gateway, and a real sandbox (the
+// bench-agent end to end: the scripted endpoint behind the real gateway, and a real sandbox (the
 // namespace sandbox where this machine has it, else real bash in a temp folder).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -77,9 +77,9 @@ after(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-function context(trial: string, instruction: string, overrides: Partial<AgentContext> = {}) {
+function context(rollout: string, instruction: string, overrides: Partial<AgentContext> = {}) {
   const events: TrajectoryEvent[] = [];
-  const { apiKey } = h.rollout(trial);
+  const { apiKey } = h.rollout(rollout);
   const ctx: AgentContext = {
     task,
     sandbox,
@@ -185,7 +185,7 @@ describe("bench-agent", () => {
       isProvider(/503: .*engine overloaded/),
     );
     const wrongKey = context("pkey", "policy 503");
-    const access = { ...(wrongKey.ctx.modelAccess as Loose), apiKey: "not-a-trial-key" };
+    const access = { ...(wrongKey.ctx.modelAccess as Loose), apiKey: "not-a-rollout-key" };
     await assert.rejects(createBenchAgent().run({ ...wrongKey.ctx, modelAccess: access }), isProvider(/401/));
     const down = { baseUrl: "http://127.0.0.1:9", apiKey: "x", model: "m" };
     await assert.rejects(
@@ -197,7 +197,7 @@ describe("bench-agent", () => {
     assert.match(refused.error?.message ?? "", /prompt is too long/);
   });
 
-  it("stops when the trial aborts its signal", async () => {
+  it("stops when the rollout aborts its signal", async () => {
     const abort = new AbortController();
     const { ctx } = context("hang", "policy hangs", { signal: abort.signal });
     setTimeout(() => abort.abort(), 200);

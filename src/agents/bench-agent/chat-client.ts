@@ -1,4 +1,4 @@
-// The bench-agent's one model call: OpenAI chat through the trial's gateway credential. Failures of
+// The bench-agent's one model call: OpenAI chat through the rollout's gateway credential. Failures of
 // the endpoint are infrastructure (provider_error); a request the policy's own conversation made too
 // big is the policy's (agent_error).
 import { setTimeout as sleep } from "node:timers/promises";

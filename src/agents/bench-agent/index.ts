@@ -1,6 +1,7 @@
 // bench-agent: the built-in tool loop. It runs on the host and talks to the policy through the
-// trial's gateway credential (OpenAI chat); its bash tool runs in the sandbox as the agent user.
+// rollout's gateway credential (OpenAI chat); its bash tool runs in the sandbox as the agent user.
 import { CategorizedError } from "../../errors.js";
+import { opt } from "../../options.js";
 import type { Agent, AgentContext, AgentRunResult } from "../types.js";
 import { askPolicyRetrying, PolicyRequestError } from "./chat-client.js";
 import { runTool, type ToolLimits, toolDefinitions } from "./tools.js";
@@ -44,7 +45,10 @@ export function createBenchAgent(opts: BenchAgentOptions = {}): Agent {
     async run(ctx: AgentContext): Promise<AgentRunResult> {
       const access = ctx.modelAccess;
       if (!access)
-        throw new CategorizedError("agent_setup", "bench-agent needs a model: pass -m provider/model");
+        throw new CategorizedError(
+          "agent_setup",
+          `bench-agent needs a model: pass ${opt("model", "provider/model")}`,
+        );
       const tools = toolDefinitions(limits);
       const messages: ChatMessage[] = [
         { role: "system", content: systemPrompt(ctx.sandbox.workdir, limits) },

@@ -1,5 +1,5 @@
 // Agent bundles: each agent CLI is installed from npm once per version into a host cache
-// (<cache>/<name>@<version>/) and mounted read-only into sandboxes, so no trial installs anything.
+// (<cache>/<name>@<version>/) and mounted read-only into sandboxes, so no rollout installs anything.
 // Installs go to a temp folder renamed into place, one at a time per bundle (in this process by a
 // shared promise, across processes by a lock file naming its pid).
 import { spawn } from "node:child_process";
@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { envVar } from "../../env.js";
 import { readJsonIfExists, writeJsonAtomic } from "../../util/fs.js";
 import { pidAlive } from "../../util/process.js";
 
@@ -51,9 +52,10 @@ const MANIFEST = "bundle.json";
 const inFlight = new Map<string, Promise<Bundle>>();
 
 /** $BENCHFLOW_AGENT_CACHE, else ~/.cache/benchflow/agents. */
-export function agentCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.BENCHFLOW_AGENT_CACHE) return path.resolve(env.BENCHFLOW_AGENT_CACHE);
-  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
+export function agentCacheDir(): string {
+  const cache = envVar("BENCHFLOW_AGENT_CACHE");
+  if (cache) return path.resolve(cache);
+  const base = envVar("XDG_CACHE_HOME") || path.join(os.homedir(), ".cache");
   return path.join(base, "benchflow", "agents");
 }
 

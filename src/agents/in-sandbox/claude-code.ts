@@ -1,7 +1,8 @@
 // Claude Code (`claude -p`), pointed at the gateway through ANTHROPIC_BASE_URL (Anthropic Messages
 // inbound). Its stream-json output gives messages, thinking and tool calls with their results.
 import type { TrajectoryEvent } from "../types.js";
-import { type CliAgentDef, INSTRUCTION } from "./agent.js";
+import { INSTRUCTION } from "./agent.js";
+import type { CliAgentDef } from "./definition.js";
 import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
 import { claudeMcpServers } from "./mcp.js";
 

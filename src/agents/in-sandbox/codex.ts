@@ -1,7 +1,8 @@
 // Codex (`codex exec --json`), pointed at the gateway through a custom model provider on the
 // Responses API (the built-in provider ignores base-URL overrides; wire_api "chat" is refused).
 import type { TrajectoryEvent } from "../types.js";
-import { type CliAgentDef, INSTRUCTION } from "./agent.js";
+import { INSTRUCTION } from "./agent.js";
+import type { CliAgentDef } from "./definition.js";
 import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
 import { codexMcpToml } from "./mcp.js";
 

@@ -3,13 +3,13 @@
 // own bundle (<name>@<version>-musl) laid out like the glibc one, so the launch path is unchanged.
 import path from "node:path";
 import type { AgentImageFallback, InstallChoice } from "../../sandbox/container/index.js";
-import type { CliAgentDef, LaunchState } from "./agent.js";
 import { agentCacheDir, type BundleSpec, ensureBundle } from "./bundle.js";
+import type { CliAgentDef, LaunchState } from "./definition.js";
 
 export interface FallbackTarget {
   /** The binary's path inside the sandbox (under the bundle's mount). */
   binary: string;
-  /** The trial's config.json facts, updated with the path taken. */
+  /** The rollout's config.json facts, updated with the path taken. */
   record: Record<string, unknown>;
   state: LaunchState;
   signal: AbortSignal;

@@ -6,8 +6,9 @@ import { claudeCodeDef } from "./claude-code.js";
 import { codexDef } from "./codex.js";
 import { opencodeDef } from "./opencode.js";
 
-export type { CliAgentDef, CliAgentOptions } from "./agent.js";
+export type { CliAgentOptions } from "./agent.js";
 export { agentCacheDir, type BundleSpec, ensureBundle } from "./bundle.js";
+export type { CliAgentDef } from "./definition.js";
 export { parseSkillMode, type SkillMode } from "./skills.js";
 export { claudeCodeDef, codexDef, opencodeDef };
 

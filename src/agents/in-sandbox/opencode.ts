@@ -2,7 +2,8 @@
 // provider in its config (OpenAI chat inbound). The credential stays in the environment.
 import { promises as fs } from "node:fs";
 import type { TrajectoryEvent } from "../types.js";
-import { type CliAgentDef, INSTRUCTION } from "./agent.js";
+import { INSTRUCTION } from "./agent.js";
+import type { CliAgentDef } from "./definition.js";
 import { capText, isoOf, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
 import { opencodeMcp } from "./mcp.js";
 

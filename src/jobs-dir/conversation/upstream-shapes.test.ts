@@ -13,7 +13,14 @@ import { writeJob } from "../testing/job-builder.js";
 import { tmp } from "../testing/tmp.js";
 import { conversationOf, repairToolOutputs } from "./index.js";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "train", "fixtures", "calls");
+const FIXTURES = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "train",
+  "fixtures",
+  "calls",
+);
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.json`), "utf8"));
 const call = (name: string, index = 0) => toExchange(fixture(name), index, `${name}.json`);

@@ -1,33 +1,27 @@
-// `--sandbox container`: each trial in its own container from the task's image, on whichever
+// The container sandbox: each rollout in its own container from the task's image, on whichever
 // engine answers (Docker, or Podman's Docker-compatible service). A task with a compose file
-// (environment/docker-compose.yaml) gets its sidecars too, on one network per trial (compose/).
+// (environment/docker-compose.yaml) gets its sidecars too, on one network per rollout (compose/).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import type { Readable } from "node:stream";
+import { inheritedEnv } from "../../env.js";
 import { CategorizedError, messageOf } from "../../errors.js";
 import { composeFileOf } from "../../task/intent.js";
 import { type Task, workspaceOf } from "../../task/types.js";
 import { hostBlockWarning } from "../host-block.js";
-import type { HostBlockRecord, SandboxBackend, SandboxSpec } from "../types.js";
+import type { SandboxBackend, SandboxSpec } from "../types.js";
 import { serviceImage } from "./compose/images.js";
 import { ComposeError, type ComposeProject, loadCompose, MAIN_SERVICE } from "./compose/model.js";
 import { ComposeRun } from "./compose/project.js";
-import { connectEngine, type Engine } from "./engine/engine.js";
-import { type AgentBundleMount, resolveAgentImage } from "./image/agent-image.js";
+import { connectEngine, type Engine, engineEnv } from "./engine/engine.js";
+import { type AgentBundleMount, type AgentImageResult, resolveAgentImage } from "./image/agent-image.js";
 import { buildTaskImage } from "./image/image.js";
 import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./lifecycle/cleanup.js";
-import { closeHostFor } from "./lifecycle/host-block.js";
-import {
-  engineReason,
-  isStorageOptError,
-  type LimitHostConfig,
-  planLimits,
-  watchStorage,
-} from "./lifecycle/limits.js";
-import { planNetwork, relayPrecheck } from "./lifecycle/network.js";
-import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./lifecycle/relay.js";
-import { ContainerSandbox } from "./lifecycle/sandbox.js";
-import { awaitSetup, setupCommand } from "./lifecycle/setup.js";
+import { type LimitPlan, planLimits } from "./lifecycle/limits.js";
+import { type CreateRequest, MainContainerRun } from "./lifecycle/main-container.js";
+import { type NetworkPlan, planNetwork, relayPrecheck } from "./lifecycle/network.js";
+import type { HostService } from "./lifecycle/relay.js";
+import { ContainerSandbox, type ContainerSandboxInit } from "./lifecycle/sandbox.js";
+import { setupCommand } from "./lifecycle/setup.js";
 
 export interface ContainerSandboxSpec extends SandboxSpec {
   /** One server on the host the sandbox may reach (the model gateway); its URL goes in BENCHFLOW_GATEWAY_URL. */
@@ -60,7 +54,7 @@ export class ContainerBackend implements SandboxBackend {
 
   private engine(): Promise<Engine> {
     const { dockerHost } = this.options;
-    return connectEngine(dockerHost ? { ...process.env, DOCKER_HOST: dockerHost } : process.env);
+    return connectEngine(dockerHost ? { DOCKER_HOST: dockerHost } : engineEnv());
   }
 
   async unavailableReason(): Promise<string | null> {
@@ -85,21 +79,52 @@ export class ContainerBackend implements SandboxBackend {
   }
 
   async create(spec: ContainerSandboxSpec): Promise<ContainerSandbox> {
+    const plan = await this.plan(spec);
+    const compose = composeRunOf(plan);
+    const main = new MainContainerRun({
+      engine: plan.engine,
+      request: createRequestOf(plan, compose),
+      limitPlan: plan.limits,
+      storageMb: spec.task.config.sandbox.storageMb,
+      setupTimeoutMs: (this.options.setupTimeoutSec ?? 60) * 1000,
+      relayTo: plan.net.relay && plan.service ? plan.service : null,
+      policyEndpoint: spec.policyEndpoint,
+    });
+    try {
+      if (compose) await compose.up(main);
+      else {
+        await main.create();
+        await main.start();
+      }
+      const sandbox: ContainerSandbox = new ContainerSandbox({
+        ...sandboxInitOf(plan, main),
+        remove: compose ? () => compose.down(main.id) : undefined,
+        onStop: () => this.live.delete(sandbox),
+      });
+      this.live.add(sandbox);
+      return sandbox;
+    } catch (err) {
+      await main.release();
+      if (compose) await compose.down(main.id).catch(() => undefined);
+      else if (main.id) await removeContainer(plan.engine, main.id).catch(() => undefined);
+      throw err instanceof CategorizedError
+        ? err
+        : new CategorizedError(
+            "sandbox_setup",
+            `task ${spec.task.name}: starting its container failed: ${messageOf(err)}`,
+            {
+              cause: err,
+            },
+          );
+    }
+  }
+
+  /** Everything decided before a container exists: the images built, the network, environment, limits and names. */
+  private async plan(spec: ContainerSandboxSpec): Promise<ContainerPlan> {
     const engine = await this.engine();
     const { task } = spec;
     const logDir = spec.jobDir ? path.join(spec.jobDir, "builds") : this.options.buildLogDir;
-    const logFile = logDir ? path.join(logDir, `${task.name}.log`) : undefined;
-    const onProgress = this.options.onBuildProgress;
-    const project = await composeProjectOf(task);
-    // The task's image and its sidecars' images build side by side.
-    const [{ image: taskImage }, sidecarImages] = await Promise.all([
-      buildTaskImage(task, {
-        engine,
-        logFile,
-        onProgress: onProgress ? (line) => onProgress(task.name, line) : undefined,
-      }),
-      project ? sidecarImagesOf(engine, task, project, logDir) : new Map<string, string>(),
-    ]);
+    const { project, taskImage, sidecarImages } = await this.buildImages(engine, task, logDir);
     if ((spec.readOnlyMounts?.length ?? 0) > 0 && !engine.isLocal) {
       throw new CategorizedError(
         "sandbox_setup",
@@ -116,7 +141,6 @@ export class ContainerBackend implements SandboxBackend {
         logDir,
       },
     );
-    const image = agentImage.image;
     const service = spec.hostService ?? this.options.hostService;
     const net = planNetwork(engine, spec.network, service);
     if (project && service && !net.relay) {
@@ -125,146 +149,159 @@ export class ContainerBackend implements SandboxBackend {
         `task ${task.name} has ${path.basename(project.file)}: its containers share one network, and the model gateway is reached from it only through the relay, which cannot run here (${relayPrecheck(engine) ?? "no relay"})`,
       );
     }
-    const enforcement = net.enforcement;
-    const workdir = workspaceOf(task);
     const requested = this.options.agentUser ?? task.config.agent.user ?? "agent";
-    const agentUser = requested === "root" ? null : requested;
-    // main's environment from the compose file, under the task's and ours (as Harbor's overlays do).
-    const env: Record<string, string> = {
-      ...project?.main.environment,
-      ...task.config.sandbox.env,
-      ...spec.env,
-    };
-    if (service && net.directUrl) env.BENCHFLOW_GATEWAY_URL = net.directUrl;
-    if (service && net.relay) env.BENCHFLOW_GATEWAY_URL = `http://127.0.0.1:${service.port}`;
-    const limitPlan = await planLimits(engine, task, image, { pidsLimit: this.options.pidsLimit });
+    const limits = await planLimits(engine, task, agentImage.image, { pidsLimit: this.options.pidsLimit });
     const name = containerName(spec.rolloutName);
     const labels = {
       ...ownerLabels(this.options.runId),
       [LABEL.job]: spec.jobName,
-      [LABEL.trial]: spec.rolloutName,
+      [LABEL.rollout]: spec.rolloutName,
       [LABEL.task]: task.name,
     };
-    const compose = project
-      ? new ComposeRun({
-          engine,
-          taskName: task.name,
-          project,
-          images: sidecarImages,
-          namePrefix: name,
-          labels,
-          internal: !spec.network,
-          // The same process and memory budget for each sidecar as for main (the disk is main's only).
-          resources: {
-            PidsLimit: limitPlan.hostConfig.PidsLimit,
-            Memory: limitPlan.hostConfig.Memory,
-            MemorySwap: limitPlan.hostConfig.MemorySwap,
-          },
-        })
-      : null;
-    let relay: Relay | null = null;
-    let id: string | null = null;
-    let agentHome = "";
-    let output: Readable | null = null;
-    let hostBlock: HostBlockRecord | null = null;
-    const main = {
-      create: async () => {
-        const request: CreateRequest = {
-          name,
-          image,
-          workdir,
-          command: setupCommand(agentUser, workdir),
-          env,
-          networkMode: compose ? compose.network : net.mode,
-          aliases: compose ? [MAIN_SERVICE] : [],
-          binds: agentImage.mounts.map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
-          limits: limitPlan.hostConfig,
-          labels,
-        };
-        try {
-          id = await createContainer(engine, request);
-        } catch (err) {
-          // The engine takes a size, but not this one: a driver whose size covers the image too
-          // (btrfs, zfs) refuses one smaller than the image. Other tasks may still get theirs.
-          if (!limitPlan.hostConfig.StorageOpt || !isStorageOptError(err)) throw err;
-          const { storageMb } = task.config.sandbox;
-          watchStorage(
-            limitPlan,
-            storageMb,
-            `${engine.name} refused a disk of ${storageMb} MB for this task's image (${engineReason(err)})`,
-          );
-          id = await createContainer(engine, request);
-        }
-        // Attached before it starts, so none of the setup's report is missed.
-        output = await engine.client.call("POST", `/containers/${id}/attach`, {
-          query: { stream: true, stdout: true, stderr: true },
-        });
-      },
-      start: async () => {
-        await engine.client.send("POST", `/containers/${id}/start`);
-        agentHome = await awaitSetup(output as Readable, {
-          timeoutMs: (this.options.setupTimeoutSec ?? 60) * 1000,
-          entrypointOf: () => imageEntrypoint(engine, image),
-        });
-        if (net.relay && service) relay = await startRelayFor(engine, id as unknown as string, service);
-        const mode = compose ? compose.network : net.mode;
-        hostBlock = await closeHostFor(engine, id as unknown as string, mode, spec.policyEndpoint);
-      },
+    return {
+      engine,
+      spec,
+      project,
+      sidecarImages,
+      agentImage,
+      service,
+      net,
+      workdir: workspaceOf(task),
+      agentUser: requested === "root" ? null : requested,
+      env: sandboxEnvOf(spec, project, service, net),
+      limits,
+      name,
+      labels,
     };
-    try {
-      if (compose) await compose.up(main);
-      else {
-        await main.create();
-        await main.start();
-      }
-      const sandbox: ContainerSandbox = new ContainerSandbox({
-        engine,
-        id: id as unknown as string,
-        name,
-        image,
-        workdir,
-        agentUser,
-        agentHome,
-        gatewayUrl: env.BENCHFLOW_GATEWAY_URL ?? null,
-        networkEnforcement: enforcement,
-        hostBlock: hostBlock as HostBlockRecord | null,
-        warnings: [
-          ...(hostBlock ? [hostBlockWarning(hostBlock)].filter((w) => w !== null) : []),
-          ...(enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : []),
-          ...agentImage.warnings,
-          ...(project?.warnings ?? []),
-          ...limitPlan.warnings,
-        ],
-        relay,
-        limits: limitPlan.limits,
-        storageLimit:
-          task.config.sandbox.storageMb > 0
-            ? {
-                bytes: task.config.sandbox.storageMb * 1024 * 1024,
-                watched: limitPlan.watchBytes !== null,
-              }
-            : null,
-        remove: compose ? () => compose.down(id) : undefined,
-        onStop: () => this.live.delete(sandbox),
-      });
-      this.live.add(sandbox);
-      return sandbox;
-    } catch (err) {
-      (output as Readable | null)?.destroy();
-      await (relay as Relay | null)?.close().catch(() => undefined);
-      if (compose) await compose.down(id).catch(() => undefined);
-      else if (id) await removeContainer(engine, id).catch(() => undefined);
-      throw err instanceof CategorizedError
-        ? err
-        : new CategorizedError(
-            "sandbox_setup",
-            `task ${task.name}: starting its container failed: ${messageOf(err)}`,
-            {
-              cause: err,
-            },
-          );
-    }
   }
+
+  /** The task's image and its sidecars' images, built side by side. */
+  private async buildImages(
+    engine: Engine,
+    task: Task,
+    logDir: string | undefined,
+  ): Promise<{ project: ComposeProject | null; taskImage: string; sidecarImages: Map<string, string> }> {
+    const logFile = logDir ? path.join(logDir, `${task.name}.log`) : undefined;
+    const onProgress = this.options.onBuildProgress;
+    const project = await composeProjectOf(task);
+    const [{ image: taskImage }, sidecarImages] = await Promise.all([
+      buildTaskImage(task, {
+        engine,
+        logFile,
+        onProgress: onProgress ? (line) => onProgress(task.name, line) : undefined,
+      }),
+      project ? sidecarImagesOf(engine, task, project, logDir) : new Map<string, string>(),
+    ]);
+    return { project, taskImage, sidecarImages };
+  }
+}
+
+/** What create() decided before making anything. */
+interface ContainerPlan {
+  engine: Engine;
+  spec: ContainerSandboxSpec;
+  project: ComposeProject | null;
+  /** The image of each sidecar, by service name. */
+  sidecarImages: Map<string, string>;
+  /** main's image (the task's, or one derived from it with the agent installed) and its mounts. */
+  agentImage: AgentImageResult;
+  service: HostService | undefined;
+  net: NetworkPlan;
+  workdir: string;
+  /** The agent's user name, or null when the agent runs as root. */
+  agentUser: string | null;
+  env: Record<string, string>;
+  limits: LimitPlan;
+  name: string;
+  labels: Record<string, string>;
+}
+
+/** main's environment: the compose file's, under the task's and ours (as Harbor's overlays do), and the gateway's address. */
+function sandboxEnvOf(
+  spec: ContainerSandboxSpec,
+  project: ComposeProject | null,
+  service: HostService | undefined,
+  net: NetworkPlan,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    ...project?.main.environment,
+    ...spec.task.config.sandbox.env,
+    ...spec.env,
+  };
+  if (service && net.directUrl) env.BENCHFLOW_GATEWAY_URL = net.directUrl;
+  if (service && net.relay) env.BENCHFLOW_GATEWAY_URL = `http://127.0.0.1:${service.port}`;
+  return env;
+}
+
+/** A compose task's run of its sidecars and network, or null for a task without a compose file. */
+function composeRunOf(plan: ContainerPlan): ComposeRun | null {
+  if (!plan.project) return null;
+  const { hostConfig } = plan.limits;
+  return new ComposeRun({
+    engine: plan.engine,
+    taskName: plan.spec.task.name,
+    project: plan.project,
+    images: plan.sidecarImages,
+    namePrefix: plan.name,
+    labels: plan.labels,
+    internal: !plan.spec.network,
+    // The same process and memory budget for each sidecar as for main (the disk is main's only).
+    resources: {
+      PidsLimit: hostConfig.PidsLimit,
+      Memory: hostConfig.Memory,
+      MemorySwap: hostConfig.MemorySwap,
+    },
+  });
+}
+
+function createRequestOf(plan: ContainerPlan, compose: ComposeRun | null): CreateRequest {
+  return {
+    name: plan.name,
+    image: plan.agentImage.image,
+    workdir: plan.workdir,
+    command: setupCommand(plan.agentUser, plan.workdir),
+    env: plan.env,
+    networkMode: compose ? compose.network : plan.net.mode,
+    aliases: compose ? [MAIN_SERVICE] : [],
+    binds: plan.agentImage.mounts.map((m) => `${m.hostPath}:${m.sandboxPath}:ro`),
+    limits: plan.limits.hostConfig,
+    labels: plan.labels,
+  };
+}
+
+/** The sandbox over the started container, with every warning the plan and the start gathered. */
+function sandboxInitOf(plan: ContainerPlan, main: MainContainerRun): Omit<ContainerSandboxInit, "onStop"> {
+  const { task } = plan.spec;
+  const enforcement = plan.net.enforcement;
+  const { hostBlock } = main;
+  return {
+    engine: plan.engine,
+    id: main.id as string,
+    name: plan.name,
+    image: plan.agentImage.image,
+    workdir: plan.workdir,
+    agentUser: plan.agentUser,
+    agentHome: main.agentHome,
+    gatewayUrl: plan.env.BENCHFLOW_GATEWAY_URL ?? null,
+    networkEnforcement: enforcement,
+    hostBlock,
+    warnings: [
+      ...(hostBlock ? [hostBlockWarning(hostBlock)].filter((w) => w !== null) : []),
+      ...(enforcement.startsWith("not_enforced") ? [`network: ${enforcement}`] : []),
+      ...plan.agentImage.warnings,
+      ...(plan.project?.warnings ?? []),
+      ...plan.limits.warnings,
+    ],
+    relay: main.relay,
+    limits: plan.limits.limits,
+    storageLimit:
+      task.config.sandbox.storageMb > 0
+        ? {
+            bytes: task.config.sandbox.storageMb * 1024 * 1024,
+            watched: plan.limits.watchBytes !== null,
+          }
+        : null,
+  };
 }
 
 /** The task's compose file read and checked, or null when it has none; a bad file is task_error. */
@@ -272,7 +309,7 @@ async function composeProjectOf(task: Task): Promise<ComposeProject | null> {
   const file = await composeFileOf(task.environmentDir);
   if (!file) return null;
   try {
-    return await loadCompose(file, { ...process.env, ...task.config.sandbox.env });
+    return await loadCompose(file, { ...inheritedEnv(), ...task.config.sandbox.env });
   } catch (err) {
     if (err instanceof ComposeError)
       throw new CategorizedError("task_error", `task ${task.name}: ${err.message}`);
@@ -292,67 +329,10 @@ async function sidecarImagesOf(
   return new Map(images);
 }
 
-async function imageEntrypoint(engine: Engine, image: string): Promise<string[] | null> {
-  const info = await engine.client.json<{ Config?: { Entrypoint?: string[] | null } }>(
-    "GET",
-    `/images/${encodeURIComponent(image)}/json`,
-  );
-  return info.Config?.Entrypoint ?? null;
-}
-
 function containerName(rolloutName: string): string {
   const base = rolloutName
     .replace(/[^a-zA-Z0-9_.-]+/g, "-")
     .replace(/^[^a-zA-Z0-9]+/, "")
     .slice(0, 60);
   return `bf-${base || "trial"}-${randomBytes(3).toString("hex")}`;
-}
-
-interface CreateRequest {
-  name: string;
-  image: string;
-  workdir: string;
-  command: string[];
-  env: Record<string, string>;
-  networkMode: string;
-  /** Names the container answers to on its network (compose: "main"). */
-  aliases: string[];
-  /** HostConfig.Binds ("host:container:ro"); they need a local engine. */
-  binds: string[];
-  /** PidsLimit, Memory and MemorySwap, NanoCpus, StorageOpt (lifecycle/limits.ts). */
-  limits: LimitHostConfig;
-  labels: Record<string, string>;
-}
-
-async function createContainer(engine: Engine, r: CreateRequest): Promise<string> {
-  const body = {
-    Image: r.image,
-    // Only the command is ours: the image's ENTRYPOINT runs first and execs it (as in Harbor).
-    Cmd: r.command,
-    User: "root",
-    WorkingDir: r.workdir,
-    Env: Object.entries(r.env).map(([k, v]) => `${k}=${v}`),
-    Labels: r.labels,
-    HostConfig: {
-      Init: true,
-      NetworkMode: r.networkMode,
-      Binds: r.binds.length > 0 ? r.binds : undefined,
-      ...r.limits,
-    },
-    NetworkingConfig:
-      r.aliases.length > 0 ? { EndpointsConfig: { [r.networkMode]: { Aliases: r.aliases } } } : undefined,
-  };
-  const reply = await engine.client.json<{ Id: string }>("POST", "/containers/create", {
-    query: { name: r.name },
-    json: body,
-  });
-  return reply.Id;
-}
-
-async function startRelayFor(engine: Engine, id: string, service: HostService): Promise<Relay> {
-  const info = await engine.client.json<{ State?: { Pid?: number } }>("GET", `/containers/${id}/json`);
-  const pid = info.State?.Pid ?? 0;
-  const why = relayUnavailableReason(pid, engine.isLocal);
-  if (why) throw new Error(`cannot connect the sandbox to the gateway: ${why}`);
-  return startRelay(pid, service);
 }

@@ -2,7 +2,8 @@
 // a dead socket the engine check fails, names the fix, and the container sandbox is reported out.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formatDoctor, runDoctor } from "../doctor.js";
+import { formatDoctor } from "../../cli/doctor-text.js";
+import { runDoctor } from "../doctor.js";
 import { engineOrSkip } from "./testing/kit.js";
 
 async function withDockerHost<T>(value: string, work: () => Promise<T>): Promise<T> {

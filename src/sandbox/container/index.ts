@@ -3,7 +3,7 @@
 //   image/      task images and derived agent images: build, inspect/pull, failure classification
 //   lifecycle/  one container's life: create/start/stop, cleanup and reaping, relay, network, the Sandbox
 //   compose/    a task's docker-compose.yaml: the file read and checked, sidecar images, one network
-//               per trial, depends_on and healthchecks (run by exec)
+//               per rollout, depends_on and healthchecks (run by exec)
 // image/, lifecycle/ and compose/ build on engine/, never the reverse; image/ takes only the owner labels from
 // lifecycle/cleanup.ts, so a probe container it starts is reaped like any other. backend.ts wires
 // them into the SandboxBackend. The rest of the library imports from this file; only the doctor (and

@@ -1,6 +1,6 @@
 // examples/tasks/jq-report end to end in containers: its Dockerfile installs a Debian package (jq),
 // the reference solution scores 1 and an untouched workspace scores 0. The verifier's files enter
-// the container only when its turn comes, as in a trial.
+// the container only when its turn comes, as in a rollout.
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import os from "node:os";

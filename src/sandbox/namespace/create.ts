@@ -1,6 +1,7 @@
 // Builds a sandbox's scratch tree: skeleton, agent folders, the task's Dockerfile COPYs in place.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { opt } from "../../options.js";
 import { anyPhaseHasNetwork } from "../../task/network.js";
 import { type Task, workspaceOf } from "../../task/types.js";
 import { SandboxSetupError, type SandboxSpec } from "../types.js";
@@ -50,7 +51,7 @@ export async function createNamespaceSandbox(
   const readOnlyRoot = systemRootOf(view, sandboxPathOf(workspace));
   if (readOnlyRoot !== null) {
     throw new SandboxSetupError(
-      `task ${task.name}: workdir ${workspace} lies in ${readOnlyRoot}, which the namespace sandbox shows read-only; use --sandbox container`,
+      `task ${task.name}: workdir ${workspace} lies in ${readOnlyRoot}, which the namespace sandbox shows read-only; use ${opt("sandbox", "container")}`,
     );
   }
   const parent = await scratchParent(options.scratchDir);
@@ -97,7 +98,7 @@ export async function createNamespaceSandbox(
       resources,
       rootAgent: rootAgent.root,
     });
-    // A network that cannot be made refuses the trial now, not halfway through a phase.
+    // A network that cannot be made refuses the rollout now, not halfway through a phase.
     if (spec.network || anyPhaseHasNetwork(task)) await sandbox.startNetwork();
     return sandbox;
   } catch (err) {
@@ -151,7 +152,7 @@ function agentWantsRoot(spec: SandboxSpec, setup: ToolSetup): { root: boolean; w
     return {
       root: false,
       warnings: [
-        `[agent] user = "${asked}": the namespace sandbox has no user "${asked}" and runs the agent as its own user, ${who}; use --sandbox container to get that user`,
+        `[agent] user = "${asked}": the namespace sandbox has no user "${asked}" and runs the agent as its own user, ${who}; use ${opt("sandbox", "container")} to get that user`,
       ],
     };
   }
@@ -159,13 +160,13 @@ function agentWantsRoot(spec: SandboxSpec, setup: ToolSetup): { root: boolean; w
     return {
       root: true,
       warnings: [
-        "[agent] user = \"root\": the agent runs as root of the sandbox's user namespace, as the verifier does, so in a shared verifier environment it can write the verifier's files (/tests, /logs/verifier); run as host root or use --sandbox container to keep them apart",
+        `[agent] user = "root": the agent runs as root of the sandbox's user namespace, as the verifier does, so in a shared verifier environment it can write the verifier's files (/tests, /logs/verifier); run as host root or use ${opt("sandbox", "container")} to keep them apart`,
       ],
     };
   }
   if (identity.agent !== null && identity.unshare === null) {
     throw new SandboxSetupError(
-      `task ${spec.task.name}: [agent] user = "root" needs util-linux unshare on the host to give the agent a user namespace of its own (apt-get install util-linux), or use --sandbox container`,
+      `task ${spec.task.name}: [agent] user = "root" needs util-linux unshare on the host to give the agent a user namespace of its own (apt-get install util-linux), or use ${opt("sandbox", "container")}`,
     );
   }
   return { root: true, warnings: [] };
@@ -236,7 +237,7 @@ async function placeCopies(task: Task, view: TreeView, ownership: Ownership): Pr
     const readOnlyRoot = systemRootOf(view, dest);
     if (readOnlyRoot !== null) {
       warnings.push(
-        `${task.dockerfile?.path}:${line}: COPY to ${dest} skipped: ${readOnlyRoot} is read-only in the namespace sandbox; use --sandbox container for this task`,
+        `${task.dockerfile?.path}:${line}: COPY to ${dest} skipped: ${readOnlyRoot} is read-only in the namespace sandbox; use ${opt("sandbox", "container")} for this task`,
       );
       return;
     }

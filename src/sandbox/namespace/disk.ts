@@ -2,7 +2,7 @@
 // tree, formatted ext4 and loop-mounted over fs/ (host root only; tmpfs would charge RAM). The image
 // holds the agent's share (storage_mb) plus room for the verifier that only root may use: ext4's
 // reserved blocks, which the kernel grants to fsuid 0 (the verifier) and refuses to the agent's uid
-// (and to a root agent, host uid 1000 inside its own user namespace). So a trial that fills its disk
+// (and to a root agent, host uid 1000 inside its own user namespace). So a rollout that fills its disk
 // still leaves the verifier room to write its reward, with nothing to grow at verify time (online
 // resize2fs needs CAP_SYS_RESOURCE, which hosts such as this project's CI do not give root).
 import { execFile } from "node:child_process";

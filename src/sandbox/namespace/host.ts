@@ -3,6 +3,7 @@
 import { constants, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { envVar } from "../../env.js";
 
 /** The agent's uid/gid when the host runs us as root (a constant so results are comparable). */
 export const AGENT_UID = 1000;
@@ -77,7 +78,7 @@ function safeUserName(): string {
   try {
     return os.userInfo().username;
   } catch {
-    return process.env.USER ?? "user";
+    return envVar("USER") ?? "user";
   }
 }
 

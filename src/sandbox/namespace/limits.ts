@@ -4,6 +4,7 @@
 // that a run killed with SIGKILL leaves nothing the next run's reaper cannot remove (reap.ts).
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { opt } from "../../options.js";
 import type { Task } from "../../task/types.js";
 import { DEFAULT_PIDS_LIMIT, type LimitRecord, type SandboxLimits } from "../types.js";
 import {
@@ -83,7 +84,7 @@ export class SandboxResources {
     } else {
       limits.storage_mb = { requested: storageMb, applied: `not_applied: ${noDisk}` };
       warnings.push(
-        `storage limit of ${storageMb} MB not applied in the namespace sandbox (${noDisk}): the agent can fill the host's disk; run as root or use --sandbox container`,
+        `storage limit of ${storageMb} MB not applied in the namespace sandbox (${noDisk}): the agent can fill the host's disk; run as root or use ${opt("sandbox", "container")}`,
       );
     }
 

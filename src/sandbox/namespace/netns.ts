@@ -7,6 +7,7 @@
 // Without root the holder also owns a user namespace, which each exec enters first.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
+import { opt } from "../../options.js";
 import { applyHostBlock, planHostBlock, SLIRP_HOST } from "../host-block.js";
 import { type HostBlockRecord, type PolicyEndpoint, SandboxSetupError } from "../types.js";
 import { findExecutable, SANDBOX_PATH } from "./host.js";
@@ -19,6 +20,15 @@ export interface SandboxNetwork {
   close(): Promise<void>;
 }
 
+/** The fix when the namespace sandbox cannot give a task network: made when said, so it names the option as the caller does. */
+export function networkFix(): string {
+  return `install slirp4netns (apt-get install slirp4netns), or use ${opt("sandbox", "container")}, or give the task network_mode = "no-network"`;
+}
+
+/**
+ * The same words as a constant, for job/plan.ts until it calls networkFix(): a constant is made at
+ * import, before the command names its flags, so it cannot name the option; it stays as it was.
+ */
 export const NETWORK_FIX =
   'install slirp4netns (apt-get install slirp4netns), or use --sandbox container, or give the task network_mode = "no-network"';
 
@@ -42,7 +52,7 @@ export async function startSandboxNetwork(
   ]);
   if (slirp === null || unshare === null || nsenter === null) {
     throw new SandboxSetupError(
-      `the task has network, which the namespace sandbox gives through its own network namespace, but ${await networkUnavailableReason()}: ${NETWORK_FIX}`,
+      `the task has network, which the namespace sandbox gives through its own network namespace, but ${await networkUnavailableReason()}: ${networkFix()}`,
     );
   }
   const env = { PATH: SANDBOX_PATH };
@@ -104,7 +114,7 @@ export async function startSandboxNetwork(
   } catch (err) {
     await close();
     throw new SandboxSetupError(
-      `the namespace sandbox could not give the task its own network: ${(err as Error).message}. Fix: use --sandbox container${hostRoot ? "" : ", or run as root (or let your user open /dev/net/tun)"}, or give the task network_mode = "no-network"`,
+      `the namespace sandbox could not give the task its own network: ${(err as Error).message}. Fix: use ${opt("sandbox", "container")}${hostRoot ? "" : ", or run as root (or let your user open /dev/net/tun)"}, or give the task network_mode = "no-network"`,
       { cause: err },
     );
   }

@@ -61,7 +61,7 @@ describe("namespace sandbox as a non-root user", { skip: !hostRoot && "needs roo
           assert.equal(seen.netRoot, "0\nmine\n");
         } else {
           // Never the host's network instead: a refusal that names the cause and the fix.
-          assert.match(seen.netError, /\/dev\/net\/tun.*Fix: use --sandbox container, or run as root/s);
+          assert.match(seen.netError, /\/dev\/net\/tun.*Fix: use sandbox: "container", or run as root/s);
           assert.notEqual(seen.netAgent, "1000\nmine\nno-host\nHTTP/1.1 200\n");
         }
       } finally {

@@ -1,6 +1,7 @@
 // Finds a working tool once per process: looks the programs up, then really runs `true` in a
 // throwaway sandbox as root and as the agent, so unavailableReason() reports what would fail.
 
+import { opt } from "../../options.js";
 import { bwrapInvocation } from "./bwrap.js";
 import {
   AGENT_GID,
@@ -143,5 +144,5 @@ function fixHint(tool: NamespaceTool): string {
     : " Unprivileged user namespaces must be enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0).";
   const other =
     tool === "bwrap" ? "the unshare tool (util-linux)" : "bubblewrap (apt-get install bubblewrap)";
-  return `Fix: try ${other}, or use --sandbox container.${userns}`;
+  return `Fix: try ${other}, or use ${opt("sandbox", "container")}.${userns}`;
 }

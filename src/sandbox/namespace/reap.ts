@@ -1,22 +1,13 @@
 // A run killed with SIGKILL cannot remove its sandboxes' scratch roots. Each root names its owner
-// (pid and host); the next run on this host removes those whose owner is gone, with the disk and
-// cgroups they name (limits.ts).
+// (pid and host: meta/owner.json, which scratch.ts writes); the next run on this host removes those
+// whose owner is gone, with the disk and cgroups they name (limits.ts).
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pidAlive } from "../../util/process.js";
 import { loopDeviceOf } from "./disk.js";
 import { releaseRecorded } from "./limits.js";
-import { removeTree } from "./scratch.js";
-
-const OWNER_FILE = "owner.json";
-
-export async function writeOwner(metaDir: string): Promise<void> {
-  await fs.writeFile(
-    path.join(metaDir, OWNER_FILE),
-    JSON.stringify({ pid: process.pid, host: os.hostname() }),
-  );
-}
+import { OWNER_FILE, removeTree } from "./scratch.js";
 
 const reaped = new Set<string>();
 

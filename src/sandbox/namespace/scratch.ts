@@ -5,7 +5,6 @@ import os from "node:os";
 import path from "node:path";
 import { AGENT_HOME, AGENT_NAME, type SystemEntry } from "./host.js";
 import type { NamespaceTool } from "./plan.js";
-import { writeOwner } from "./reap.js";
 import { DEV_NODES } from "./unshare.js";
 
 export interface Owner {
@@ -49,6 +48,16 @@ export function scratchParent(override?: string): Promise<string> {
     parents.set(dir, ready);
   }
   return ready;
+}
+
+/** meta/owner.json: the run that made a root (pid and host), for a later run to reap it once that one is gone (reap.ts). */
+export const OWNER_FILE = "owner.json";
+
+async function writeOwner(metaDir: string): Promise<void> {
+  await fs.writeFile(
+    path.join(metaDir, OWNER_FILE),
+    JSON.stringify({ pid: process.pid, host: os.hostname() }),
+  );
 }
 
 export async function makeScratchRoot(parent: string, name: string): Promise<ScratchRoot> {

@@ -6,13 +6,14 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { envVar } from "../../env.js";
 import { writeFileAtomic } from "../../util/fs.js";
 
 const written = new Set<string>();
 
 /** $XDG_STATE_HOME/benchflow (else ~/.local/state/benchflow): kept across reboots, unlike /tmp. */
 export function seenJobsFile(): string {
-  const state = process.env.XDG_STATE_HOME || path.join(os.homedir(), ".local", "state");
+  const state = envVar("XDG_STATE_HOME") || path.join(os.homedir(), ".local", "state");
   return path.join(state, "benchflow", "jobs-folders-in-system-paths");
 }
 

@@ -53,7 +53,7 @@ for (const tool of ["bwrap", "unshare"] as const) {
       assert.deepEqual([r.exitCode, r.stdout], [0, "ADA"], r.stderr);
       const warning = sandbox.warnings.find((w) => w.includes("/etc/b.conf"));
       assert.ok(warning, `no warning about /etc/b.conf in ${JSON.stringify(sandbox.warnings)}`);
-      assert.match(warning, /Dockerfile:5.*--sandbox container/);
+      assert.match(warning, /Dockerfile:5.*use sandbox: "container" for this task/);
     });
 
     it("uploads files and folders, folder contents landing under the target", async () => {

@@ -3,6 +3,7 @@
 // everything else stays root's but readable, so the agent can run what the verifier or oracle needs.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { opt } from "../../options.js";
 import { copyTree } from "../../util/copy-tree.js";
 import { CopyOut } from "../copy-out.js";
 import { DEFAULT_DOWNLOAD_MAX_BYTES, type DownloadOptions } from "../types.js";
@@ -34,7 +35,7 @@ export async function upload(
   if (resolved === null) throw new Error(`upload: ${sandboxPath} cannot be resolved inside the sandbox`);
   if (resolved.kind === "system") {
     throw new ReadOnlyPathError(
-      `${sandboxPath} lies in ${resolved.root}, which the namespace sandbox shows read-only from the host; use --sandbox container to write there`,
+      `${sandboxPath} lies in ${resolved.root}, which the namespace sandbox shows read-only from the host; use ${opt("sandbox", "container")} to write there`,
     );
   }
   let dest = resolved.host;

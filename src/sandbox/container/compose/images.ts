@@ -1,6 +1,6 @@
 // A sidecar's image: its build context built once per content (tagged by the digest of the
 // context, the Dockerfile's name and the build args, like task images) or its named image, pulled
-// if the engine lacks it. Concurrent trials of one task wait on the one build in flight.
+// if the engine lacks it. Concurrent rollouts of one task wait on the one build in flight.
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";

@@ -1,8 +1,8 @@
-// One compose trial on the engine: its network (one per trial, labelled like its containers), the
+// One compose rollout on the engine: its network (one per rollout, labelled like its containers), the
 // sidecars, and main. Every container is created at once (creating needs no dependency), and each
 // is started as soon as what it depends on is met (service_started, service_healthy,
 // service_completed_successfully), so independent services come up side by side.
-// The trial is ready when main is set up and every service with a healthcheck is healthy (what
+// The rollout is ready when main is set up and every service with a healthcheck is healthy (what
 // `docker compose up --wait` waits for). down() removes everything it made, network last.
 import { CategorizedError } from "../../../errors.js";
 import { EngineError, readAll } from "../engine/client.js";

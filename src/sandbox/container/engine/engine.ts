@@ -1,10 +1,21 @@
 // Finding the container engine: DOCKER_HOST when set, else the usual Docker and Podman sockets.
 // One connection per address is kept for the whole process.
+import { envVar } from "../../../env.js";
 import { CategorizedError } from "../../../errors.js";
 import { type EngineAddress, EngineClient, EngineUnreachableError, parseEngineUrl } from "./client.js";
 
 export const DEFAULT_SOCKETS = ["/var/run/docker.sock", "/run/podman/podman.sock"];
 const SETUP_HINT = "start Docker, or run scripts/setup-podman.sh (Podman with the Docker API)";
+
+/** What finding the engine reads of an environment (a test or a backend names its own address). */
+export interface EngineEnv {
+  DOCKER_HOST?: string;
+}
+
+/** The user's own: DOCKER_HOST as Docker's clients read it. */
+export function engineEnv(): EngineEnv {
+  return { DOCKER_HOST: envVar("DOCKER_HOST") };
+}
 
 export interface Engine {
   client: EngineClient;
@@ -25,7 +36,7 @@ interface VersionReply {
   Components?: { Name?: string; Version?: string }[];
 }
 
-function candidateAddresses(env: NodeJS.ProcessEnv = process.env): EngineAddress[] {
+function candidateAddresses(env: EngineEnv): EngineAddress[] {
   if (env.DOCKER_HOST) return [parseEngineUrl(env.DOCKER_HOST)];
   return DEFAULT_SOCKETS.map((p) => parseEngineUrl(`unix://${p}`));
 }
@@ -56,7 +67,7 @@ function describeFailure(tried: string[], reasons: string[], viaEnv: boolean): s
   return `no container engine is reachable (tried ${tried.join(", ")}): ${SETUP_HINT}, or set DOCKER_HOST`;
 }
 
-async function resolve(env: NodeJS.ProcessEnv): Promise<Engine> {
+async function resolve(env: EngineEnv): Promise<Engine> {
   let addresses: EngineAddress[];
   try {
     addresses = candidateAddresses(env);
@@ -84,7 +95,7 @@ async function resolve(env: NodeJS.ProcessEnv): Promise<Engine> {
 const engines = new Map<string, Promise<Engine>>();
 
 /** The engine for this process (cached); throws CategorizedError("sandbox_setup") naming the fix. */
-export function connectEngine(env: NodeJS.ProcessEnv = process.env): Promise<Engine> {
+export function connectEngine(env: EngineEnv = engineEnv()): Promise<Engine> {
   const key = env.DOCKER_HOST ?? "";
   let engine = engines.get(key);
   if (!engine) {
@@ -97,7 +108,7 @@ export function connectEngine(env: NodeJS.ProcessEnv = process.env): Promise<Eng
 
 /** For `--sandbox auto` and `bench doctor`: which engine answers, or why none does. */
 export async function detectEngine(
-  env: NodeJS.ProcessEnv = process.env,
+  env: EngineEnv = engineEnv(),
 ): Promise<{ socket: string; name: string; version: string } | { unavailable: string }> {
   try {
     const { socket, name, version } = await connectEngine(env);

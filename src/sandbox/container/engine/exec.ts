@@ -140,7 +140,7 @@ export async function execInContainer(
   const stopTree = () => {
     killing ??= execQuiet(engine, id, ["sh", "-c", killScript(hex)])
       .catch(() => undefined)
-      // A process that escaped the kill but holds the output open must not hold the trial too.
+      // A process that escaped the kill but holds the output open must not hold the rollout too.
       .then(() => setTimeout(() => stream?.destroy(), 5000).unref());
   };
   const timer =

@@ -1,6 +1,6 @@
 // When a task's image cannot run a mounted agent bundle (a glibc binary in a musl image), the agent
 // is installed into a derived image instead: built once per (task image id, agent@version, libc),
-// tagged benchflow-agent-<name>-<version>:<12 hex>, reused across trials and jobs. The verdict of
+// tagged benchflow-agent-<name>-<version>:<12 hex>, reused across rollouts and jobs. The verdict of
 // the probe (run the binary with --version in a throwaway container) is kept per image and version.
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -20,7 +20,7 @@ export type Libc = "glibc" | "musl" | "unknown";
 
 export interface InstallChoice {
   path: AgentInstallPath;
-  /** The image the trial runs: the task's, or the derived one. */
+  /** The image the rollout runs: the task's, or the derived one. */
   image: string;
   libc: Libc;
   /** True when this call built the derived image. */
@@ -39,7 +39,7 @@ export interface AgentImageFallback {
   bundleFor(libc: "musl"): Promise<string>;
   /** Where probe verdicts are kept across runs. */
   verdictDir: string;
-  /** Told which path the trial takes, before the sandbox is made. */
+  /** Told which path the rollout takes, before the sandbox is made. */
   onInstallPath(choice: InstallChoice): void;
 }
 
@@ -63,7 +63,7 @@ export interface AgentImageResult {
   warnings: string[];
 }
 
-/** The image and mounts a trial uses, after checking each agent bundle can run in the task's image. */
+/** The image and mounts a rollout uses, after checking each agent bundle can run in the task's image. */
 export async function resolveAgentImage(
   engine: Engine,
   taskImage: string,
@@ -218,7 +218,7 @@ interface DerivedRequest {
   logFile?: string;
 }
 
-/** True when this call built it; concurrent trials wait on the one build in flight. */
+/** True when this call built it; concurrent rollouts wait on the one build in flight. */
 function buildDerivedOnce(engine: Engine, r: DerivedRequest): Promise<boolean> {
   const key = `${engine.socket} ${r.tag}`;
   const joined = derivedBuilds.get(key);

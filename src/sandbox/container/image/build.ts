@@ -6,6 +6,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CategorizedError } from "../../../errors.js";
+import { opt } from "../../../options.js";
 import type { Task } from "../../../task/types.js";
 import { EngineError, readAll } from "../engine/client.js";
 import type { Engine } from "../engine/engine.js";
@@ -154,7 +155,7 @@ export async function buildFailure(
   if (outcome.transport) {
     return new CategorizedError(
       "sandbox_setup",
-      `task ${task.name}: building its image failed: ${firstLine(error)} (counted as the machine's failure, which --retry-attempts retries)${where}; ` +
+      `task ${task.name}: building its image failed: ${firstLine(error)} (counted as the machine's failure, which ${opt("retryAttempts")} retries)${where}; ` +
         `last lines of the build log:\n${tailOf(outcome.log)}`,
     );
   }

@@ -1,4 +1,4 @@
-// Task images: one build per image even when many trials ask at once, a prebuilt image used as is,
+// Task images: one build per image even when many rollouts ask at once, a prebuilt image used as is,
 // and each kind of failure (Dockerfile error, missing base image, engine down) as ONE message that
 // says what to fix. What the task causes is task_error (never retried); what the machine causes
 // (the engine down, or hanging up mid-build) is sandbox_setup (retried).
@@ -45,7 +45,7 @@ const taskFailure = failureOf("task_error");
 const failure = failureOf("sandbox_setup");
 
 describe("task images", () => {
-  it("builds an image once when several trials want it at the same time", async (t) => {
+  it("builds an image once when several rollouts want it at the same time", async (t) => {
     const engine = await engineOrSkip(t);
     if (!engine) return;
     const fresh = await task({

@@ -1,5 +1,5 @@
 // Task images: tagged by the digest of environment/, so a task is built once and reused across
-// trials and jobs until its files change. Builds share one concurrency limit, and concurrent
+// rollouts and jobs until its files change. Builds share one concurrency limit, and concurrent
 // requests for the same image wait on the one build in flight.
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -57,7 +57,7 @@ export async function imageExists(engine: Engine, image: string): Promise<boolea
   }
 }
 
-/** The image a task's trials run in: its prebuilt docker_image, or environment/ built (once). */
+/** The image a task's rollouts run in: its prebuilt docker_image, or environment/ built (once). */
 export async function buildTaskImage(task: Task, options: BuildTaskImageOptions = {}): Promise<TaskImage> {
   const engine = options.engine ?? (await connectEngine());
   const prebuilt = task.config.sandbox.dockerImage;

@@ -72,7 +72,7 @@ describe("container cleanup", () => {
       const removed = await removeContainersOfRun(runId, e);
       assert.deepEqual(removed.sort(), [a.id, b.id].sort());
       assert.deepEqual(await listContainers(e, `${LABEL.run}=${runId}`), []);
-      const still = await listContainers(e, `${LABEL.trial}=other__1`);
+      const still = await listContainers(e, `${LABEL.rollout}=other__1`);
       assert.deepEqual(
         still.map((c) => c.Id),
         [other.id],
@@ -109,7 +109,7 @@ describe("container cleanup", () => {
     assert.equal((await listContainers(e, `${LABEL.job}=${tag}-elsewhere`)).length, 1);
   });
 
-  it("reaps a dead owner's networks (compose trials make one each) and keeps a live owner's", async (t) => {
+  it("reaps a dead owner's networks (compose rollouts make one each) and keeps a live owner's", async (t) => {
     const e = await ready(t);
     if (!e) return;
     const child = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });

@@ -1,5 +1,5 @@
-// No container of ours outlives its run: every container (and a compose trial's network) is
-// labelled with its job, trial, run and owning process; stop() removes it, an interrupt removes the
+// No container of ours outlives its run: every container (and a compose rollout's network) is
+// labelled with its job, rollout, run and owning process; stop() removes it, an interrupt removes the
 // run's containers and networks, and the next run removes the orphans of a crashed one (owner
 // process gone from this host).
 import { randomBytes } from "node:crypto";
@@ -12,7 +12,8 @@ import { RELAY_DIR } from "./relay.js";
 
 export const LABEL = {
   job: "benchflow.job",
-  trial: "benchflow.trial",
+  /** The rollout's name, under the label's published name. */
+  rollout: "benchflow.trial",
   task: "benchflow.task",
   run: "benchflow.run",
   owner: "benchflow.owner",

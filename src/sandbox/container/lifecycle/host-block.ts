@@ -1,6 +1,6 @@
 // The container's side of host-block.ts: the rules go into the container's network namespace
 // (nsenter from the host, as the relay enters it) once it runs, on the engine's bridge and on a
-// compose trial's network alike. Where that cannot be done the record and a warning say so.
+// compose rollout's network alike. Where that cannot be done the record and a warning say so.
 import { applyHostBlock, hostBlockRecordOf, planHostBlock } from "../../host-block.js";
 import type { HostBlockRecord, PolicyEndpoint } from "../../types.js";
 import type { Engine } from "../engine/engine.js";

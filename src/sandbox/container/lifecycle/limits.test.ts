@@ -48,7 +48,7 @@ async function start(backend: ContainerBackend, task: Task, rolloutName: string)
   return box;
 }
 
-/** As runTrial does after the agent: its processes killed, the verifier's room made, the test run. */
+/** As runRollout does after the agent: its processes killed, the verifier's room made, the test run. */
 async function verify(box: ContainerSandbox, task: Task) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bf-climits-"));
   dirs.push(dir);
@@ -144,7 +144,7 @@ describe("container limits", () => {
     });
     tasks.push(task);
     const box = await start(new ContainerBackend(), task, "compose__1");
-    const [side] = await listContainers(engine, `${LABEL.trial}=compose__1`).then((all) =>
+    const [side] = await listContainers(engine, `${LABEL.rollout}=compose__1`).then((all) =>
       all.filter((c) => c.Labels?.["benchflow.service"] === "side"),
     );
     assert.ok(side, "the sidecar");

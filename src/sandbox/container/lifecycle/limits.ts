@@ -129,7 +129,7 @@ export function watchStorage(plan: LimitPlan, storageMb: number, why: string): v
   delete plan.hostConfig.StorageOpt;
   plan.limits.storage_mb = { requested: storageMb, applied: "watched" };
   plan.watchBytes = storageMb * 1024 * 1024;
-  // No task name or size in it: one line per run, however many trials and tasks meet it.
+  // No task name or size in it: one line per run, however many rollouts and tasks meet it.
   plan.warnings.push(
     `storage_mb is watched, not enforced: ${why}; ` +
       "the agent is stopped within about a second of passing it (docs/write-a-task.md, Limits)",

@@ -68,7 +68,7 @@ describe("container sandbox", () => {
     assert.equal(info?.HostConfig.Memory, 300 * 1024 * 1024);
     assert.equal(info?.HostConfig.NanoCpus, 1.5e9);
     assert.equal(info?.Config.Labels[LABEL.job], JOB);
-    assert.equal(info?.Config.Labels[LABEL.trial], "basics__1");
+    assert.equal(info?.Config.Labels[LABEL.rollout], "basics__1");
     assert.equal(info?.Config.Labels[LABEL.owner], `${process.pid}@${os.hostname()}`);
   });
 
@@ -181,22 +181,22 @@ describe("container sandbox", () => {
 
   it("runs 8 containers at once and leaves none behind after stop", async (t) => {
     if (!(await ready(t))) return;
-    const trials = Array.from({ length: 8 }, (_, i) => `parallel__${i}`);
+    const rollouts = Array.from({ length: 8 }, (_, i) => `parallel__${i}`);
     const boxes = await Promise.all(
-      trials.map((rolloutName) =>
+      rollouts.map((rolloutName) =>
         backend.create({
           task,
           jobName: `${JOB}-par`,
           rolloutName,
           network: false,
-          env: { TRIAL: rolloutName },
+          env: { ROLLOUT: rolloutName },
         }),
       ),
     );
-    const outputs = await Promise.all(boxes.map((b) => b.exec("echo $TRIAL", { user: "agent" })));
+    const outputs = await Promise.all(boxes.map((b) => b.exec("echo $ROLLOUT", { user: "agent" })));
     assert.deepEqual(
       outputs.map((o) => o.stdout.trim()),
-      trials,
+      rollouts,
     );
     assert.equal(new Set(boxes.map((b) => b.id)).size, 8);
     assert.equal((await listContainers(engine as Engine, `${LABEL.job}=${JOB}-par`)).length, 8);

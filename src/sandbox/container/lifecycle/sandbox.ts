@@ -1,6 +1,6 @@
-// One trial's container: the Sandbox verbs over the engine API. Files move through the archive
+// One rollout's container: the Sandbox verbs over the engine API. Files move through the archive
 // endpoints; commands through exec; stop() removes the container and everything in it (and a
-// compose trial's sidecars and network).
+// compose rollout's sidecars and network).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CopyOut } from "../../copy-out.js";
@@ -42,7 +42,7 @@ export interface ContainerSandboxInit {
   limits: SandboxLimits;
   /** The disk limit in bytes; `watched`: during the agent's execs (the engine cannot enforce it). */
   storageLimit: { bytes: number; watched: boolean } | null;
-  /** Removes the container with what the trial has besides it (a compose trial's sidecars and network). */
+  /** Removes the container with what the rollout has besides it (a compose rollout's sidecars and network). */
   remove?: () => Promise<void>;
   onStop: () => void;
 }

@@ -1,4 +1,4 @@
-// What a fresh container needs before a trial uses it: the non-root agent user (made here when the
+// What a fresh container needs before a rollout uses it: the non-root agent user (made here when the
 // image lacks it), the workspace and log folders it may write, and a root-owned /logs/verifier.
 // It runs as the container's own command (no extra exec: an exec costs ~100 ms on Podman), reports
 // on stdout, then stays up as `sleep infinity`. It is the command, not the entrypoint: the image's

@@ -80,7 +80,7 @@ export class StorageWatch {
     try {
       bytes = await this.measure();
     } catch {
-      // The container went away (the trial is ending): nothing left to watch.
+      // The container went away (the rollout is ending): nothing left to watch.
     }
     const cost = Date.now() - t0;
     this.polls++;

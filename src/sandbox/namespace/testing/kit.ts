@@ -51,7 +51,7 @@ export function makeTask(shape: TaskShape): Task {
 }
 
 export function makeSpec(task: Task, extra: Partial<SandboxSpec> = {}): SandboxSpec {
-  return { task, jobName: "job", rolloutName: `${task.name}__trial`, network: false, ...extra };
+  return { task, jobName: "job", rolloutName: `${task.name}__rollout`, network: false, ...extra };
 }
 
 /** A fresh host temp folder, readable by other users (the agent's uid), removed by the returned function. */
