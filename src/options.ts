@@ -10,6 +10,8 @@ import { nearest } from "./util/nearest.js";
 export interface OptionRef {
   option: string;
   value?: string;
+  /** A phrase (phrase()): words of the message's own, which a front end may word its way. */
+  phrase?: true;
 }
 
 /** How options are named in messages: the library's key unless a front end said otherwise. */
@@ -38,6 +40,20 @@ export function libraryName(ref: OptionRef): string {
 export function opt(option: string, value?: string | number): string {
   const ref: OptionRef = value === undefined ? { option } : { option, value: String(value) };
   return frontEnd?.(ref) ?? libraryName(ref);
+}
+
+/**
+ * Words of a message that name options in more than a name (two options at once, an option and the
+ * variable beside it, what the command does where the library throws): `library` from code; a front
+ * end words `key` its own way (the command's PHRASES), with `value` when the words carry one.
+ */
+export function phrase(key: string, library: string, value?: string | number): string {
+  const ref: OptionRef = {
+    option: key,
+    phrase: true,
+    ...(value === undefined ? {} : { value: String(value) }),
+  };
+  return frontEnd?.(ref) ?? library;
 }
 
 /**

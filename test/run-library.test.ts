@@ -83,7 +83,7 @@ describe("the namespace plan", () => {
     assert.equal(result.exitCode, 0);
     const about = warnings.filter((w) => w.includes("RUN step"));
     assert.equal(about.length, 1, warnings.join("\n"));
-    assert.match(about[0] ?? "", /task hello-run: its Dockerfile has 2 RUN step\(s\).*--sandbox container/);
+    assert.match(about[0] ?? "", /task hello-run: its Dockerfile has 2 RUN step\(s\).*sandbox: "container"/);
   });
 });
 

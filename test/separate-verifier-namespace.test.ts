@@ -81,19 +81,21 @@ describe("separate verifier (namespace sandbox)", () => {
     const jobDir = path.join(scratch(), "jobs-fail");
     const warnings: string[] = [];
     const result = await runRollout({
+      run: {
+        jobName: "fail",
+        agent: resolveAgent("oracle"),
+        model: null,
+        backend,
+        agentEnv: {},
+        verifierHardening: "on",
+        record: { sandbox: "namespace", concurrency: 1, trials: 1, policy: null },
+      },
+      job: { dir: jobDir, repeat: "trial-01" },
       task,
       taskDigest: "test",
-      jobDir,
-      jobName: "fail",
-      repeatLabel: "trial-01",
       rolloutName: "no-verifier-box__00000001",
       attempt: 1,
       replaces: null,
-      agent: resolveAgent("oracle"),
-      model: null,
-      backend,
-      settings: { sandbox: "namespace", concurrency: 1, trials: 1, policy: null },
-      agentEnv: {},
       signal: new AbortController().signal,
       warn: (w) => warnings.push(w),
     });

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { resolveAgent } from "../src/agents/registry.js";
 import { isLeftover, retryExclusion, runComment, sbatchArgs } from "../src/job/slurm/executor.js";
 import { hostAddressFor } from "../src/job/slurm/open.js";
+import { specOf } from "../src/job/slurm/spec.js";
 import type { RolloutPlan } from "../src/rollout/types.js";
 import { sandboxBackends } from "../src/sandbox/index.js";
 import { loadTask } from "../src/task/load.js";
@@ -17,19 +18,21 @@ async function helloPlan(): Promise<RolloutPlan> {
   const factory = sandboxBackends.namespace;
   assert.ok(factory);
   return {
+    run: {
+      jobName: "j1",
+      agent: resolveAgent("oracle"),
+      model: null,
+      backend: factory(),
+      agentEnv: {},
+      verifierHardening: "on",
+      record: {},
+    },
+    job: { dir: "/shared/jobs/oracle/trial-01/j1", repeat: "trial-01" },
     task,
     taskDigest: "d",
-    jobDir: "/shared/jobs/oracle/trial-01/j1",
-    jobName: "j1",
-    repeatLabel: "trial-01",
     rolloutName: "hello__0011aabb",
     attempt: 1,
     replaces: null,
-    agent: resolveAgent("oracle"),
-    model: null,
-    backend: factory(),
-    settings: {},
-    agentEnv: {},
     signal: new AbortController().signal,
     warn: () => {},
   };
@@ -107,6 +110,29 @@ describe("a retry's node", () => {
       retryExclusion({ sbatchArgs: ["--exclude=n9"] }, "n1", 2),
       [],
       "the user's own exclusion stands",
+    );
+  });
+});
+
+describe("the spec a node is given", () => {
+  it("holds the run's settings a rollout needs, field by field: never the rest of the run (the policy's key)", async () => {
+    const plan = await helloPlan();
+    // What bench run hands down is the whole planned run, its policy (with the key) included.
+    const whole = { ...plan.run, policy: { gateway: { upstream: { apiKey: "sk-never-on-a-node" } } } };
+    const spec = specOf({ ...plan, run: whole });
+    assert.deepEqual(Object.keys(spec.run).sort(), [
+      "agent",
+      "agentEnv",
+      "jobName",
+      "model",
+      "record",
+      "sandbox",
+      "verifierHardening",
+    ]);
+    assert.ok(!JSON.stringify(spec).includes("sk-never-on-a-node"));
+    assert.deepEqual(
+      [spec.run.agent, spec.run.sandbox, spec.job.repeat],
+      ["oracle", "namespace", "trial-01"],
     );
   });
 });

@@ -13,6 +13,8 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   concurrency: "-j/--concurrency",
   contextPolicy: "--context-policy",
   exclude: "--exclude",
+  executor: "--executor",
+  "executor.gatewayHost": "--gateway-host",
   "executor.partition": "--slurm-partition",
   expectedRows: "--expected-rows",
   failFastRollouts: "--fail-fast-rollouts",
@@ -53,23 +55,28 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   tokenizerRevision: "--tokenizer-revision",
   trials: "--trials",
   upstreamRows: "--upstream-rows",
+  verifierEnvironmentMode: "--verifier-environment-mode",
 };
 
 /**
- * Words of a message that are not one flag: two options at once, a flag whose value is implied, and
- * what the command does where the library throws.
+ * The command's words for the library's phrases (options.ts phrase()): two options at once, a flag
+ * whose value is implied, a flag and the variable beside it, what the command does where the
+ * library throws, a setting named with its flag.
  */
-const PHRASES: Readonly<Record<string, string>> = {
-  "include/exclude": "--include/--exclude",
-  "follow: false": "--no-follow",
-  throws: "exits 2",
-  "policy.apiKey or its variable": "--api-key (or BENCHFLOW_PROVIDER_API_KEY)",
-  "policy.seed of a run": "bench run --seed",
+export const PHRASES: Readonly<Record<string, (value: string | undefined) => string>> = {
+  "include/exclude": () => "--include/--exclude",
+  "follow: false": () => "--no-follow",
+  throws: () => "exits 2",
+  "policy.apiKey or its variable": () => "--api-key (or BENCHFLOW_PROVIDER_API_KEY)",
+  "policy.seed of a run": () => "bench run --seed",
+  "model given": (v) => `model ${v} (-m)`,
+  "policy.baseUrl given": () => "baseUrl (--base-url)",
+  "policy.captureTokens given": () => "captureTokens (--capture-tokens)",
+  "executor.sbatchArgs excluding": (v) => `--slurm-sbatch-arg=--exclude=${v}`,
 };
 
 export function flagOf(ref: OptionRef): string | undefined {
-  const phrase = PHRASES[ref.option];
-  if (phrase !== undefined) return phrase;
+  if (ref.phrase) return PHRASES[ref.option]?.(ref.value);
   const flag = OPTION_FLAGS[ref.option];
   if (flag === undefined) return undefined;
   return ref.value === undefined ? flag : `${flag} ${ref.value}`;

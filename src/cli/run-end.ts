@@ -8,7 +8,7 @@ import type { PlannedEvaluation } from "../job/plan.js";
 /** `bench: the run is in ...` and `bench: look at it with ...`. */
 export function whereLines(plan: PlannedEvaluation, cwd = process.cwd()): string[] {
   const jobs = shellQuote(shown(plan.jobsDir, cwd));
-  const dirs = plan.jobs.map((j) => shown(j.jobDir, cwd));
+  const dirs = plan.jobs.map((j) => shown(j.dir, cwd));
   const first = dirs[0] ?? "";
   const last = dirs[dirs.length - 1] ?? "";
   const where =

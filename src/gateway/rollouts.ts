@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
-import { opt } from "../options.js";
+import { opt, phrase } from "../options.js";
 import type { CallFault, GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
 
 export interface CallOutcome {
@@ -154,7 +154,7 @@ export class GatewayRollout {
 /** The fix for a configuration the endpoint refused, by status. */
 function configFix(status: number, endpointUrl: string): string {
   if (status === 401 || status === 403) {
-    return `the endpoint ${endpointUrl} refuses the key: pass the key it expects with ${opt("policy.apiKey or its variable")}`;
+    return `the endpoint ${endpointUrl} refuses the key: pass the key it expects with ${phrase("policy.apiKey or its variable", opt("policy.apiKey"))}`;
   }
   return `the endpoint ${endpointUrl} does not serve this route or model: check ${opt("policy.baseUrl")} (it should end in /v1) and the model in ${opt("model", "provider/model")} (GET ${endpointUrl.replace(/\/+$/, "")}/models lists what it serves)`;
 }

@@ -1,16 +1,15 @@
-// One recording gateway per job: each trial gets its own credential and its own
-// llm_trajectory.jsonl, and its usage lands in result.json.
+// One recording gateway per job: each rollout gets its own credential and its own
+// llm_trajectory.jsonl, and what its calls used lands in its result.json (rollout/record.ts).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { type Gateway, startGateway } from "../gateway/index.js";
+import { startGateway } from "../gateway/index.js";
 import { TRAJECTORY } from "../jobs-dir/layout.js";
 import type { RolloutHooks } from "../rollout/types.js";
 import { policyEndpointOf } from "../sandbox/host-block.js";
-import type { RolloutResult } from "../schemas/result.js";
 import type { ResolvedPolicy } from "./policy.js";
 
 export interface JobModelAccess {
-  prepareTrial(rolloutName: string, rolloutDir: string): Promise<RolloutHooks>;
+  prepareRollout(rolloutName: string, rolloutDir: string): Promise<RolloutHooks>;
   close(): Promise<void>;
 }
 
@@ -24,7 +23,7 @@ export async function openModelAccess(
   // The agent must call the model through the gateway, which records it: the sandbox closes the endpoint.
   const policyEndpoint = policyEndpointOf(policy.gateway.upstream.baseUrl);
   return {
-    async prepareTrial(rolloutName, rolloutDir) {
+    async prepareRollout(rolloutName, rolloutDir) {
       const trajectoryFile = path.join(rolloutDir, TRAJECTORY);
       await fs.mkdir(path.dirname(trajectoryFile), { recursive: true });
       const { apiKey, ended } = gateway.addRollout(rolloutName, { trajectoryFile, repeat });
@@ -35,36 +34,13 @@ export async function openModelAccess(
         modelWitness: () => gateway.witness(rolloutName),
         modelEnded: ended,
         stepStarted: (step) => gateway.setStep(rolloutName, step),
-        finalize: async (result) => withUsage(gateway, rolloutName, result),
+        // Its last line written before the count is read: the usage is that of every recorded call.
+        modelUsage: async () => {
+          await gateway.removeRollout(rolloutName);
+          return gateway.usage(rolloutName);
+        },
       };
     },
     close: () => gateway.close(),
-  };
-}
-
-async function withUsage(
-  gateway: Gateway,
-  rolloutName: string,
-  result: RolloutResult,
-): Promise<RolloutResult> {
-  await gateway.removeRollout(rolloutName);
-  const u = gateway.usage(rolloutName);
-  const versions = u.policyVersions;
-  return {
-    ...result,
-    agent_result: {
-      ...result.agent_result,
-      n_input_tokens: u.inputTokens,
-      n_output_tokens: u.outputTokens,
-      total_tokens: u.inputTokens + u.outputTokens,
-      cost_usd: u.costUsd,
-      usage_source: u.calls > 0 ? "provider_response" : "unavailable",
-      n_model_calls: u.calls,
-      n_failed_model_calls: u.failedCalls,
-    },
-    n_model_calls: u.calls,
-    n_failed_model_calls: u.failedCalls,
-    policy_version: versions.length === 1 ? (versions[0] ?? null) : null,
-    policy_versions: versions,
   };
 }

@@ -9,11 +9,12 @@ import { unofferedTaskTools } from "../agents/task-tools.js";
 import type { Agent } from "../agents/types.js";
 import { UserInputError } from "../errors.js";
 import { PLAN } from "../jobs-dir/layout.js";
-import { checkOptionKeys, opt } from "../options.js";
-import { NETWORK_FIX, networkUnavailableReason } from "../sandbox/namespace/netns.js";
+import { checkOptionKeys, opt, phrase } from "../options.js";
+import type { JobRef } from "../rollout/types.js";
+import { networkFix, networkUnavailableReason } from "../sandbox/namespace/netns.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
-import { EvaluationPlan } from "../schemas/result.js";
+import { EvaluationPlan, type RolloutResult } from "../schemas/result.js";
 import { taskDigest } from "../task/digest.js";
 import { discoverTasks } from "../task/discover.js";
 import { composeFileOf } from "../task/intent.js";
@@ -21,14 +22,24 @@ import { loadTasks } from "../task/load.js";
 import { anyPhaseHasNetwork } from "../task/network.js";
 import type { VerifierEnvironmentMode } from "../task/verifier-mode.js";
 import { exists, readJsonIfExists } from "../util/fs.js";
-import type { EvaluationEvent } from "./evaluation.js";
+import type { Stopped } from "./breaker.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { POLICY_SETTINGS, type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
-import type { JobSpec, JobTask } from "./run-job.js";
+import type { JobOutcome, JobRun, JobSpec, JobTask } from "./run-job.js";
 import type { SlurmSettings } from "./slurm/executor.js";
 import { MULTIPLIERS, resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
 import { applyVerifierMode, rootAgentWarning } from "./verifier-mode.js";
 import { ensureWritableDir } from "./writable-dir.js";
+
+/** What a run says as it goes (EvaluationSettings.onEvent; the command prints them). */
+export type EvaluationEvent =
+  | { type: "plan"; plan: PlannedEvaluation }
+  | { type: "warning"; message: string }
+  | { type: "job-start"; repeat: string; jobDir: string; tasks: number }
+  | { type: "rollout-start"; repeat: string; task: string; rolloutName: string }
+  | { type: "rollout-end"; repeat: string; result: RolloutResult }
+  | { type: "job-end"; outcome: JobOutcome }
+  | { type: "stopped"; stopped: Stopped; notStarted: number; jobName: string };
 
 export interface EvaluationSettings {
   /** A task folder, or a folder of tasks. */
@@ -60,7 +71,7 @@ export interface EvaluationSettings {
   retryBackoffMs?: number;
   /** Where and how the policy is served (agents that call a model). */
   policy?: PolicySettings;
-  /** Where BENCHFLOW_* variables are read from, after --agent-env. Default: process.env. */
+  /** Where upstream's BENCHFLOW_* variables are read from, after agentEnv (the command passes its environment). Default: none. */
   env?: Record<string, string | undefined>;
   /** Extra settings recorded in every rollout's config.json. */
   recordSettings?: Record<string, unknown>;
@@ -78,35 +89,31 @@ export interface EvaluationSettings {
   executor?: { kind: "local" } | ({ kind: "slurm" } & SlurmSettings);
 }
 
-export interface PlannedJob {
-  repeat: string;
-  jobDir: string;
+/** One repeat job of the run: where it goes, and its plan (evaluation.json). */
+export interface PlannedJob extends JobRef {
   /** True when this job folder already exists and will be completed rather than started. */
   resume: boolean;
   plan: EvaluationPlan;
 }
 
-export interface PlannedEvaluation {
-  jobName: string;
+/**
+ * The run's one resolved configuration: made once from the settings (or the command's flags) and
+ * handed down as it is. Each job gets it with its PlannedJob (run-job.ts JobSpec); each rollout with
+ * the same two (rollout/types.ts RolloutPlan).
+ */
+export interface PlannedEvaluation extends JobRun {
   jobsDir: string;
-  agent: Agent;
-  model: string | null;
-  backend: SandboxBackend;
   sandboxReason: string;
-  concurrency: number;
-  /** Repeat jobs at once; their trials share one bound, maxConcurrentTrials. */
+  /** Repeat jobs at once; their rollouts share one bound, maxConcurrentTrials. */
   parallelJobs: number;
   maxConcurrentTrials: number;
-  retryAttempts: number;
-  tasks: JobTask[];
+  /** provider_error rollouts in a row that stop the run (the breaker's limit). */
+  failFastRollouts: number;
   jobs: PlannedJob[];
   warnings: string[];
-  trialSettings: Record<string, unknown>;
   /** The policy behind the gateway, for agents that call a model. */
   policy: ResolvedPolicy | null;
-  /** --agent-env without the policy's endpoint and key, which only the gateway may hold. */
-  agentEnv: Record<string, string>;
-  /** Where the trials run, as the settings gave it (--dry-run shows it). */
+  /** Where the rollouts run, as the settings gave it (--dry-run shows it). */
   executor: NonNullable<EvaluationSettings["executor"]>;
 }
 
@@ -164,10 +171,8 @@ function positiveInt(value: number | undefined, fallback: number, flag: string, 
   return v;
 }
 
-export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEvaluation> {
-  checkOptionKeys("Evaluation", s, SETTINGS);
-  checkOptionKeys("Evaluation policy", s.policy, POLICY_SETTINGS);
-  checkOptionKeys("Evaluation timeoutMultipliers", s.timeoutMultipliers, MULTIPLIERS);
+/** The numbers of the run, checked: repeats, rollouts at once, retries. */
+function countsOf(s: EvaluationSettings) {
   const trials = positiveInt(s.trials, 1, opt("trials"));
   const concurrency = positiveInt(s.concurrency, 4, opt("concurrency"));
   const parallelJobs = Math.min(positiveInt(s.parallelJobs, 1, opt("parallelJobs")), trials);
@@ -177,6 +182,11 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     opt("maxConcurrentTrials"),
   );
   const retryAttempts = positiveInt(s.retryAttempts, 2, opt("retryAttempts"), 0);
+  return { trials, concurrency, parallelJobs, maxConcurrentTrials, retryAttempts };
+}
+
+/** The agent, the model it calls, and the policy behind the gateway; the key stays with the gateway. */
+async function agentAndPolicy(s: EvaluationSettings) {
   if (s.skillsDir && !(await fs.stat(s.skillsDir).catch(() => null))?.isDirectory()) {
     throw new UserInputError(
       `${opt("skillsDir")} ${s.skillsDir}: not a folder; pass a folder of skill folders (each with a SKILL.md)`,
@@ -190,74 +200,116 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     );
   }
   const model = agent.usesModel ? (s.model ?? null) : null;
-  const unusedModel = modelNotUsed(agent, s);
   const agentEnvAll = s.agentEnv ?? {};
-  const policy = model
-    ? resolvePolicy(model, s.policy ?? {}, { ...(s.env ?? process.env), ...agentEnvAll })
-    : null;
+  // upstream's BENCHFLOW_* variables: from agentEnv, else from the environment the caller passes.
+  const policy = model ? resolvePolicy(model, s.policy ?? {}, { ...s.env, ...agentEnvAll }) : null;
   const agentEnv = Object.fromEntries(Object.entries(agentEnvAll).filter(([k]) => !GATEWAY_ONLY.includes(k)));
-  if (s.jobName != null && !validJobName(s.jobName)) {
-    throw new UserInputError(
-      `${opt("jobName")} ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
-    );
-  }
-  const tasksPath = path.resolve(s.tasks);
-  const dirs = await discoverTasks(tasksPath, { include: s.include, exclude: s.exclude });
-  // Every broken task is refused together, before anything runs or is written.
+  return { agent, model, policy, agentEnv, skillsDir, unusedModel: modelNotUsed(agent, s) };
+}
+
+/** Every task, loaded with the run's multipliers and verifier mode, and its digest; broken ones refused together. */
+async function tasksOf(s: EvaluationSettings) {
+  const dirs = await discoverTasks(path.resolve(s.tasks), { include: s.include, exclude: s.exclude });
   const multipliers = resolveMultipliers(s.timeoutMultipliers);
   const loaded = (await loadTasks(dirs))
     .map((t) => (multipliers ? scaleTimeouts(t, multipliers) : t))
     .map((t) => applyVerifierMode(t, s.verifierEnvironmentMode));
   const tasks = await Promise.all(loaded.map(async (task) => ({ task, digest: await taskDigest(task.dir) })));
-  const warnings = tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`));
-  warnings.push(...tasks.flatMap(({ task }) => unofferedTaskTools(agent, task)));
-  const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
-  if (unusedModel) warnings.push(unusedModel);
-  const rootWarning = rootAgentWarning(loaded, backend.kind);
+  return { tasks, multipliers };
+}
+
+/** What the sandbox picked refuses or warns of these tasks, before anything runs. */
+async function checkSandbox(
+  backend: SandboxBackend,
+  reason: string,
+  tasks: JobTask[],
+  warnings: string[],
+): Promise<void> {
+  const rootWarning = rootAgentWarning(
+    tasks.map((t) => t.task),
+    backend.kind,
+  );
   if (rootWarning) warnings.push(rootWarning);
   if (backend.kind === "namespace") {
     await refuseComposeTasks(tasks, reason);
     warnings.push(...runStepWarnings(tasks));
     await refuseNetworkWithout(tasks);
   }
+}
+
+/** One job per repeat, each with its plan; a job folder that exists is resumed (checked here). */
+async function jobsOf(
+  s: EvaluationSettings,
+  run: { agent: Agent; model: string | null; backend: SandboxBackend; tasks: JobTask[] },
+  counts: ReturnType<typeof countsOf>,
+  warnings: string[],
+): Promise<{ jobsDir: string; jobName: string; jobs: PlannedJob[] }> {
   const jobsDir = path.resolve(s.jobsDir ?? "jobs");
-  const agentDir = path.join(jobsDir, agent.name);
-  const jobName = s.jobName ?? (await freshJobName(agentDir, trials));
+  const agentDir = path.join(jobsDir, run.agent.name);
+  const jobName = s.jobName ?? (await freshJobName(agentDir, counts.trials));
   const jobs: PlannedJob[] = [];
-  for (let i = 1; i <= trials; i++) {
-    const label = repeatLabel(i, trials);
-    const jobDir = path.join(agentDir, label, jobName);
+  for (let i = 1; i <= counts.trials; i++) {
+    const repeat = repeatLabel(i, counts.trials);
+    const dir = path.join(agentDir, repeat, jobName);
     const plan: EvaluationPlan = {
       schema_version: 1,
       job_name: jobName,
-      trial: label,
+      trial: repeat,
       trial_index: i,
-      trials_total: trials,
-      tasks_dir: tasksPath,
-      tasks: tasks.map(({ task, digest }) => ({ name: task.name, path: task.dir, digest })),
-      agent: agent.name,
-      model,
-      sandbox: backend.kind,
-      concurrency,
-      retry_attempts: retryAttempts,
+      trials_total: counts.trials,
+      tasks_dir: path.resolve(s.tasks),
+      tasks: run.tasks.map(({ task, digest }) => ({ name: task.name, path: task.dir, digest })),
+      agent: run.agent.name,
+      model: run.model,
+      sandbox: run.backend.kind,
+      concurrency: counts.concurrency,
+      retry_attempts: counts.retryAttempts,
       agent_env_keys: Object.keys(s.agentEnv ?? {}).sort(),
       created_at: new Date().toISOString(),
     };
-    const resume = await checkResumable(jobDir, plan, warnings);
-    jobs.push({ repeat: label, jobDir, resume, plan });
+    const resume = await checkResumable(dir, plan, warnings);
+    jobs.push({ repeat, dir, resume, plan });
   }
-  const trialSettings = {
+  return { jobsDir, jobName, jobs };
+}
+
+export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEvaluation> {
+  checkOptionKeys("Evaluation", s, SETTINGS);
+  checkOptionKeys("Evaluation policy", s.policy, POLICY_SETTINGS);
+  checkOptionKeys("Evaluation timeoutMultipliers", s.timeoutMultipliers, MULTIPLIERS);
+  const counts = countsOf(s);
+  const { agent, model, policy, agentEnv, skillsDir, unusedModel } = await agentAndPolicy(s);
+  if (s.jobName != null && !validJobName(s.jobName)) {
+    throw new UserInputError(
+      `${opt("jobName")} ${JSON.stringify(s.jobName)} must be one folder name: letters, digits, . _ -`,
+    );
+  }
+  const { tasks, multipliers } = await tasksOf(s);
+  const warnings = [
+    ...tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`)),
+    ...tasks.flatMap(({ task }) => unofferedTaskTools(agent, task)),
+  ];
+  const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
+  if (unusedModel) warnings.push(unusedModel);
+  await checkSandbox(backend, reason, tasks, warnings);
+  const { jobsDir, jobName, jobs } = await jobsOf(s, { agent, model, backend, tasks }, counts, warnings);
+  const hardening = verifierHardening(s.verifierHardening);
+  // What every rollout's config.json records of the run (no secrets).
+  const record = {
     sandbox: backend.kind,
-    concurrency,
-    trials,
-    ...(parallelJobs > 1 ? { parallel_jobs: parallelJobs, max_concurrent_trials: maxConcurrentTrials } : {}),
+    concurrency: counts.concurrency,
+    trials: counts.trials,
+    ...(counts.parallelJobs > 1
+      ? { parallel_jobs: counts.parallelJobs, max_concurrent_trials: counts.maxConcurrentTrials }
+      : {}),
     policy: policy?.record ?? null,
     ...(multipliers ? { timeout_multipliers: multipliers } : {}),
     ...(s.skillMode || skillsDir ? { skill_mode: s.skillMode ?? "with-skill", skills_dir: skillsDir } : {}),
-    verifier_hardening: verifierHardening(s.verifierHardening),
+    verifier_hardening: hardening,
     ...(s.executor?.kind === "slurm" ? { executor: "slurm" } : {}),
     ...s.recordSettings,
   };
+  const { trials: _, ...bounds } = counts;
   return {
     jobName,
     jobsDir,
@@ -265,24 +317,44 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     model,
     backend,
     sandboxReason: reason,
-    concurrency,
-    parallelJobs,
-    maxConcurrentTrials,
-    retryAttempts,
+    ...bounds,
+    failFastRollouts: failFastRollouts(s, rolloutsAtOnce(counts)),
+    retryBackoffMs: s.retryBackoffMs ?? 500,
     tasks,
     jobs,
     warnings,
-    trialSettings,
+    record,
+    verifierHardening: hardening,
     policy,
     agentEnv,
     executor: s.executor ?? { kind: "local" },
   };
 }
 
+/** Rollouts that can run at once in the whole run: -j per job, jobs at once, under the run's bound. */
+export function rolloutsAtOnce(c: {
+  concurrency: number;
+  parallelJobs: number;
+  maxConcurrentTrials: number;
+}) {
+  return Math.min(c.concurrency * c.parallelJobs, c.maxConcurrentTrials);
+}
+
+/**
+ * The breaker's limit: failFastRollouts, else max(3, rollouts at once) (one wave of concurrent
+ * rollouts and more).
+ */
+function failFastRollouts(s: EvaluationSettings, atOnce: number): number {
+  const v = s.failFastRollouts ?? Math.max(3, atOnce);
+  if (!Number.isInteger(v) || v < 1)
+    throw new UserInputError(`${opt("failFastRollouts")} must be an integer >= 1; got ${s.failFastRollouts}`);
+  return v;
+}
+
 /** Make sure the jobs directory can be written; called by run, not by --dry-run. */
 export async function prepareJobsDir(plan: PlannedEvaluation): Promise<void> {
   await ensureWritableDir(plan.jobsDir);
-  for (const job of plan.jobs) await ensureWritableDir(job.jobDir);
+  for (const job of plan.jobs) await ensureWritableDir(job.dir);
 }
 
 /** Sidecars need containers: a compose task cannot run in the namespace sandbox, so say so before anything runs. */
@@ -303,7 +375,7 @@ function runStepWarnings(tasks: JobTask[]): string[] {
     .filter(({ task }) => (task.dockerfile?.runSteps.length ?? 0) > 0)
     .map(
       ({ task }) =>
-        `task ${task.name}: its Dockerfile has ${task.dockerfile?.runSteps.length} RUN step(s), which the namespace sandbox cannot apply without an image; the task runs on this machine's own programs. Use --sandbox container to build its image.`,
+        `task ${task.name}: its Dockerfile has ${task.dockerfile?.runSteps.length} RUN step(s), which the namespace sandbox cannot apply without an image; the task runs on this machine's own programs. Use ${opt("sandbox", "container")} to build its image.`,
     );
 }
 
@@ -314,7 +386,7 @@ async function refuseNetworkWithout(tasks: JobTask[]): Promise<void> {
   const why = await networkUnavailableReason();
   if (why === null) return;
   throw new UserInputError(
-    `${needing.length} task(s) have network (${needing.slice(0, 5).join(", ")}${needing.length > 5 ? ", ..." : ""}), which the namespace sandbox gives through a network namespace of its own, but ${why}: ${NETWORK_FIX}`,
+    `${needing.length} task(s) have network (${needing.slice(0, 5).join(", ")}${needing.length > 5 ? ", ..." : ""}), which the namespace sandbox gives through a network namespace of its own, but ${why}: ${networkFix()}`,
   );
 }
 
@@ -377,10 +449,10 @@ function modelNotUsed(agent: Agent, s: EvaluationSettings): string | null {
   if (agent.usesModel) return null;
   const p = s.policy ?? {};
   const given = [
-    s.model ? `model ${s.model} (-m)` : null,
-    p.baseUrl ? "baseUrl (--base-url)" : null,
+    s.model ? phrase("model given", `model ${JSON.stringify(s.model)}`, s.model) : null,
+    p.baseUrl ? phrase("policy.baseUrl given", "policy.baseUrl") : null,
     p.temperature != null || p.topP != null || p.maxTokens != null || p.seed != null ? "sampling" : null,
-    p.captureTokens ? "captureTokens (--capture-tokens)" : null,
+    p.captureTokens ? phrase("policy.captureTokens given", "policy.captureTokens") : null,
   ].filter((g): g is string => g !== null);
   if (given.length === 0) return null;
   return `agent ${agent.name} calls no model: ${given.join(", ")} not used, nor recorded in config.json; pick a model-using agent (bench-agent, claude-code, codex, opencode) to use them`;
@@ -413,6 +485,6 @@ export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
           }
         : { kind: "local" },
     warnings: plan.warnings,
-    jobs: plan.jobs.map((j) => ({ trial: j.repeat, job_dir: j.jobDir, resume: j.resume, plan: j.plan })),
+    jobs: plan.jobs.map((j) => ({ trial: j.repeat, job_dir: j.dir, resume: j.resume, plan: j.plan })),
   };
 }

@@ -1,13 +1,12 @@
-// One job: one pass over the tasks, `concurrency` trials at a time (each also through the run's
-// trial gate, shared with the jobs running beside it), infrastructure failures
-// retried, already-finished trials kept (resume), summary.json at the end.
+// One job: one pass over the tasks, `concurrency` rollouts at a time (each also through the run's
+// gate, shared with the jobs running beside it), infrastructure failures retried, already-finished
+// rollouts kept (resume), summary.json at the end. The run's configuration comes in once, as the
+// run made it (job/plan.ts), and goes to each rollout as it is.
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Agent } from "../agents/types.js";
 import { type Rollout, readResult, SUMMARY } from "../jobs-dir/index.js";
 import { runRollout } from "../rollout/run.js";
-import type { RolloutHooks, RolloutPlan } from "../rollout/types.js";
-import type { SandboxBackend } from "../sandbox/types.js";
+import type { JobRef, RolloutHooks, RolloutPlan, RunConfig } from "../rollout/types.js";
 import { isRetryable } from "../schemas/outcome.js";
 import type { JobSummary, RolloutResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
@@ -23,33 +22,34 @@ export interface JobTask {
   digest: string;
 }
 
-export interface JobSpec {
-  jobDir: string;
-  jobName: string;
-  /** "trial-01": the folder of this repeat job (the field on disk stays `trial`). */
-  repeatLabel: string;
+/** What a job needs of its run: the rollouts' configuration, the tasks and the job's bounds. */
+export interface JobRun extends RunConfig {
   tasks: JobTask[];
-  agent: Agent;
-  model: string | null;
-  backend: SandboxBackend;
+  /** Rollouts at once within the job (-j). */
   concurrency: number;
-  /** The run's bound on trials at once, shared with the jobs that run beside this one. */
-  rolloutGate?: Limiter;
+  /** Retries of an infrastructure failure. */
   retryAttempts: number;
-  agentEnv: Record<string, string>;
-  settings: Record<string, unknown>;
+  /** The first retry's wait; each next one waits twice as long. */
+  retryBackoffMs: number;
+}
+
+/** One job of a run: the run as planned, which repeat this is, and what the run lends each job. */
+export interface JobSpec {
+  run: JobRun;
+  job: JobRef;
   signal: AbortSignal;
-  /** Per-trial additions to the plan, e.g. model access through the gateway and its usage in finalize. */
-  prepareRollout?(rolloutName: string, rolloutDir: string): Promise<RolloutHooks>;
   warn(message: string): void;
+  /** The run's bound on rollouts at once, shared with the jobs that run beside this one. */
+  rolloutGate?: Limiter;
+  /** Shared by the run's jobs: when it trips, no more rollouts start (see breaker.ts). */
+  breaker?: RunBreaker;
+  /** Per-rollout additions to the plan: model access through the gateway, its witness and usage. */
+  prepareRollout?(rolloutName: string, rolloutDir: string): Promise<RolloutHooks>;
+  /** Where a planned rollout runs: absent, here (runRollout); --executor slurm places it on a node. */
+  startRollout?(plan: RolloutPlan): Promise<RolloutResult>;
   onRolloutStart?(info: { task: string; rolloutName: string }): void;
   onRolloutEnd?(result: RolloutResult): void;
-  retryBackoffMs?: number;
   deferCleanup?(work: Promise<void>): void;
-  /** Shared by the run's jobs: when it trips, no more trials start (see breaker.ts). */
-  breaker?: RunBreaker;
-  /** Where a planned trial runs: absent, here (runTrial); --executor slurm places it on a node. */
-  startRollout?(plan: RolloutPlan): Promise<RolloutResult>;
 }
 
 export interface JobOutcome {
@@ -61,60 +61,83 @@ export interface JobOutcome {
 }
 
 export async function runJob(spec: JobSpec): Promise<JobOutcome> {
+  const { run, job } = spec;
   const startedAt = new Date();
-  const lock = await acquireLock(spec.jobDir);
+  const lock = await acquireLock(job.dir);
   try {
-    const existing = await scanAttempts(spec.jobDir);
-    const results = new Map<string, RolloutResult>();
-    const pending: { jobTask: JobTask; previous: Rollout[] }[] = [];
-    for (const jobTask of spec.tasks) {
-      const attempts = existing.get(jobTask.task.name) ?? [];
-      const final = finalAttempt(attempts);
-      const kept = final && !needsRun(final) ? (await readResult(final.dir)).result : null;
-      if (kept) results.set(jobTask.task.name, kept);
-      else pending.push({ jobTask, previous: attempts.filter((a) => !a.replaced?.marker) });
-    }
-    const cleanups: Promise<void>[] = [];
-    const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
-    let notStarted = 0;
-    try {
-      const gate = spec.rolloutGate ?? new Limiter(spec.concurrency);
-      await mapLimit(pending, spec.concurrency, ({ jobTask, previous }) =>
-        // Checked once a slot is free: the run may have stopped while this trial waited for one.
-        gate.run(async () => {
-          if (spec.signal.aborted) return;
-          if (spec.breaker?.signal.aborted) {
-            notStarted++;
-            return;
-          }
-          results.set(jobTask.task.name, await runWithRetries(withCleanup, jobTask, previous));
-        }),
-      );
-    } finally {
-      await Promise.all(cleanups);
-    }
-    const ordered = spec.tasks
+    const { results, pending } = await whatIsLeft(spec);
+    const notStarted = await runPending(spec, pending, results);
+    const ordered = run.tasks
       .map((t) => results.get(t.task.name))
       .filter((r): r is RolloutResult => r !== undefined);
     const summary = summarize(ordered, {
-      jobName: spec.jobName,
-      agent: spec.agent.name,
-      model: spec.model,
-      environment: spec.backend.kind,
-      concurrency: spec.concurrency,
+      jobName: run.jobName,
+      agent: run.agent.name,
+      model: run.model,
+      environment: run.backend.kind,
+      concurrency: run.concurrency,
       startedAt,
       notStarted,
       stopped: notStarted > 0 ? (spec.breaker?.stopped ?? null) : null,
     });
     if (!spec.signal.aborted)
-      await writeJsonAtomic(path.join(spec.jobDir, SUMMARY), summary, {
-        durable: true,
-        floats: SUMMARY_FLOATS,
-      });
-    return { jobDir: spec.jobDir, repeat: spec.repeatLabel, summary, results: ordered };
+      await writeJsonAtomic(path.join(job.dir, SUMMARY), summary, { durable: true, floats: SUMMARY_FLOATS });
+    return { jobDir: job.dir, repeat: job.repeat, summary, results: ordered };
   } finally {
     await lock.release();
   }
+}
+
+interface Pending {
+  jobTask: JobTask;
+  /** Its attempts no marker replaced yet: the next attempt replaces them. */
+  previous: Rollout[];
+}
+
+/** Resume: each task's final attempt kept when it stands, else the task runs again. */
+async function whatIsLeft(
+  spec: JobSpec,
+): Promise<{ results: Map<string, RolloutResult>; pending: Pending[] }> {
+  const existing = await scanAttempts(spec.job.dir);
+  const results = new Map<string, RolloutResult>();
+  const pending: Pending[] = [];
+  for (const jobTask of spec.run.tasks) {
+    const attempts = existing.get(jobTask.task.name) ?? [];
+    const final = finalAttempt(attempts);
+    const kept = final && !needsRun(final) ? (await readResult(final.dir)).result : null;
+    if (kept) results.set(jobTask.task.name, kept);
+    else pending.push({ jobTask, previous: attempts.filter((a) => !a.replaced?.marker) });
+  }
+  return { results, pending };
+}
+
+/** The pending rollouts, -j at a time under the run's gate; returns how many never started. */
+async function runPending(
+  spec: JobSpec,
+  pending: Pending[],
+  results: Map<string, RolloutResult>,
+): Promise<number> {
+  const cleanups: Promise<void>[] = [];
+  const withCleanup: JobSpec = { ...spec, deferCleanup: (work) => cleanups.push(work) };
+  const { concurrency } = spec.run;
+  let notStarted = 0;
+  try {
+    const gate = spec.rolloutGate ?? new Limiter(concurrency);
+    await mapLimit(pending, concurrency, ({ jobTask, previous }) =>
+      // Checked once a slot is free: the run may have stopped while this rollout waited for one.
+      gate.run(async () => {
+        if (spec.signal.aborted) return;
+        if (spec.breaker?.signal.aborted) {
+          notStarted++;
+          return;
+        }
+        results.set(jobTask.task.name, await runWithRetries(withCleanup, jobTask, previous));
+      }),
+    );
+  } finally {
+    await Promise.all(cleanups);
+  }
+  return notStarted;
 }
 
 async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Rollout[]): Promise<RolloutResult> {
@@ -132,20 +155,20 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Rollout
     spec.onRolloutStart?.({ task: jobTask.task.name, rolloutName });
     const result = await runOne(spec, jobTask, { rolloutName, attempt, replaces });
     spec.breaker?.note(result);
-    // A task that cannot run as written fails the same way in every trial: say it once, with the fix.
+    // A task that cannot run as written fails the same way in every rollout: say it once, with the fix.
     if (result.error_category === "task_error") spec.warn(`task ${jobTask.task.name}: ${result.error}`);
     const retryable = isRetryable(result.error_category);
     const stopped = spec.signal.aborted || spec.breaker?.signal.aborted === true;
-    if (!retryable || retry >= spec.retryAttempts || stopped) {
+    if (!retryable || retry >= spec.run.retryAttempts || stopped) {
       spec.onRolloutEnd?.(result);
       return result;
     }
     const next = newRolloutName(jobTask.task.name);
-    await markReplaced(path.join(spec.jobDir, rolloutName), next, "retried");
+    await markReplaced(path.join(spec.job.dir, rolloutName), next, "retried");
     spec.warn(
-      `${spec.repeatLabel} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
+      `${spec.job.repeat} ${rolloutName}: ${result.error_category} (${result.error}); retrying as ${next}`,
     );
-    await sleep((spec.retryBackoffMs ?? 500) * 2 ** retry);
+    await sleep(spec.run.retryBackoffMs * 2 ** retry);
     replaces = rolloutName;
     rolloutName = next;
     attempt++;
@@ -157,22 +180,13 @@ async function runOne(
   jobTask: JobTask,
   ids: { rolloutName: string; attempt: number; replaces: string | null },
 ): Promise<RolloutResult> {
-  const rolloutDir = path.join(spec.jobDir, ids.rolloutName);
-  const hooks = await spec.prepareRollout?.(ids.rolloutName, rolloutDir);
+  const hooks = await spec.prepareRollout?.(ids.rolloutName, path.join(spec.job.dir, ids.rolloutName));
   const plan: RolloutPlan = {
+    run: spec.run,
+    job: spec.job,
     task: jobTask.task,
     taskDigest: jobTask.digest,
-    jobDir: spec.jobDir,
-    jobName: spec.jobName,
-    repeatLabel: spec.repeatLabel,
-    rolloutName: ids.rolloutName,
-    attempt: ids.attempt,
-    replaces: ids.replaces,
-    agent: spec.agent,
-    model: spec.model,
-    backend: spec.backend,
-    settings: spec.settings,
-    agentEnv: spec.agentEnv,
+    ...ids,
     signal: spec.signal,
     warn: spec.warn,
     deferCleanup: spec.deferCleanup,

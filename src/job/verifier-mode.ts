@@ -1,6 +1,7 @@
 // Where each task's verifier runs in this run: `--verifier-environment-mode` over the task's own
 // `[verifier] environment_mode`, else "shared". A root agent with a shared verifier is allowed (real
 // tasks check system state), but the run says once which exploit families stay open.
+import { opt } from "../options.js";
 import type { SandboxKind } from "../sandbox/types.js";
 import type { Task } from "../task/types.js";
 import { type VerifierEnvironmentMode, verifierModeOf } from "../task/verifier-mode.js";
@@ -28,7 +29,7 @@ export function rootAgentWarning(tasks: Task[], sandbox: SandboxKind): string | 
   if (open.length === 0) return null;
   const names = open.map((t) => t.name);
   const shown = `${names.slice(0, 5).join(", ")}${names.length > 5 ? ", ..." : ""}`;
-  return `${open.length} task(s) run their agent as root ([agent] user = "root") with the verifier in the agent's sandbox (${shown}): hardening cannot undo what a root agent changes, so these stay open to it: ${OPEN_TO_ROOT[sandbox]}. For a verifier that sees only the workspace and the artifacts, set [verifier] environment_mode = "separate" in task.toml or pass --verifier-environment-mode separate (docs/write-a-task.md, "A verifier apart from the agent")`;
+  return `${open.length} task(s) run their agent as root ([agent] user = "root") with the verifier in the agent's sandbox (${shown}): hardening cannot undo what a root agent changes, so these stay open to it: ${OPEN_TO_ROOT[sandbox]}. For a verifier that sees only the workspace and the artifacts, set [verifier] environment_mode = "separate" in task.toml or pass ${opt("verifierEnvironmentMode", "separate")} (docs/write-a-task.md, "A verifier apart from the agent")`;
 }
 
 function isRootUser(user: string | null): boolean {

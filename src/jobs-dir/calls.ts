@@ -4,20 +4,9 @@
 import path from "node:path";
 import { type Exchange, isSuccessful, policyVersions, readExchanges } from "./exchange.js";
 import { TRAJECTORY } from "./layout.js";
-import type { Rollout } from "./rollout.js";
+import type { CallFacts, Rollout } from "./rollout.js";
 
-export interface CallFacts {
-  /** Model calls recorded; 0 when the rollout has no llm_trajectory.jsonl. */
-  total: number;
-  /** Calls that reached the model and got an answer (exchange.ts isSuccessful). */
-  ok: number;
-  /** Whether llm_trajectory.jsonl exists (an oracle or nop rollout has none). */
-  recorded: boolean;
-  /** Every policy version the calls name, sorted. */
-  policyVersions: string[];
-  /** A broken llm_trajectory.jsonl (a line cut short while a run writes it); the counts are then 0. */
-  problem: string | null;
-}
+export type { CallFacts } from "./rollout.js";
 
 export function callFactsOf(exchanges: readonly Exchange[] | undefined): CallFacts {
   return {

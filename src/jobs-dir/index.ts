@@ -55,6 +55,7 @@ export { type Job, readJob, readJobs } from "./job.js";
 export {
   type JobState,
   jobState,
+  type PlanFacts,
   type RunStop,
   readLock,
   readPlan,

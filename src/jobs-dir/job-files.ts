@@ -9,13 +9,43 @@ import { pidAlive } from "../util/process.js";
 import { LOCK, PLAN, SUMMARY } from "./layout.js";
 import { readObject } from "./result-file.js";
 
-export async function readPlan(jobDir: string): Promise<EvaluationPlan | null> {
+/** What readers need of a job's evaluation.json, whoever wrote it (another writer's lacks fields we write). */
+export interface PlanFacts {
+  agent: string | null;
+  model: string | null;
+  /** The tasks the job was planned for, with the digest of each when the plan records it. */
+  tasks: Array<{ name: string; digest: string | null }>;
+  /** Retries of an infrastructure failure the run allowed (0 when the plan does not say). */
+  retryAttempts: number;
+}
+
+const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+export async function readPlan(jobDir: string): Promise<PlanFacts | null> {
   const raw = await readObject(path.join(jobDir, PLAN));
   if (!raw) return null;
   const parsed = EvaluationPlan.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  // A plan from another writer may lack fields we do not need; keep what names the policy.
-  return { tasks: [], ...raw } as unknown as EvaluationPlan;
+  if (parsed.success) {
+    const p = parsed.data;
+    return { agent: p.agent, model: p.model, tasks: p.tasks, retryAttempts: p.retry_attempts };
+  }
+  // A plan from another writer may lack fields we do not need: keep what names the policy.
+  const tasks = Array.isArray(raw.tasks) ? raw.tasks : [];
+  return {
+    agent: text(raw.agent),
+    model: text(raw.model),
+    tasks: tasks.flatMap((t) =>
+      typeof t === "object" && t !== null && text((t as Record<string, unknown>).name)
+        ? [
+            {
+              name: String((t as Record<string, unknown>).name),
+              digest: text((t as Record<string, unknown>).digest),
+            },
+          ]
+        : [],
+    ),
+    retryAttempts: typeof raw.retry_attempts === "number" ? raw.retry_attempts : 0,
+  };
 }
 
 /** Why a run stopped starting trials (summary.json `stopped`). */

@@ -1,10 +1,9 @@
 // A job folder as the readers name it: its folder, its id, the repeat it is, and its plan when it is
 // a job of an evaluation (a run's plan says which tasks to expect and which agent and model ran).
 import path from "node:path";
-import type { EvaluationPlan } from "../schemas/result.js";
 import { mapLimit } from "../util/limit.js";
 import { type FoundJob, jobIds } from "./discover.js";
-import { readPlan } from "./job-files.js";
+import { type PlanFacts, readPlan } from "./job-files.js";
 import { repeatOf } from "./layout.js";
 
 export interface Job {
@@ -17,7 +16,7 @@ export interface Job {
   repeat: string | null;
   /** A job of an evaluation (plan, summary or lock): attempts of one task in it are retries. */
   isEvaluation: boolean;
-  plan: EvaluationPlan | null;
+  plan: PlanFacts | null;
 }
 
 /** The Job of a found job; `ids` from jobIds over every job found with it. */

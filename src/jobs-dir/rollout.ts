@@ -8,10 +8,10 @@
 // read from the folder when asked for (readResult, readExchanges, readRolloutConfig).
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { AgentResult, EvaluationPlan, RolloutExecutor, RolloutResult } from "../schemas/result.js";
-import type { CallFacts } from "./calls.js";
+import type { AgentResult, RolloutExecutor, RolloutResult } from "../schemas/result.js";
 import { type Inferred, inferResult } from "./infer.js";
 import type { Job } from "./job.js";
+import type { PlanFacts } from "./job-files.js";
 import { CONFIG, groupAttemptOf, taskOfRolloutName } from "./layout.js";
 import { type Outcome, outcomeOfResult, rewardOf } from "./outcome.js";
 import {
@@ -22,6 +22,20 @@ import {
   readReplaced,
   readResultFile,
 } from "./result-file.js";
+
+/** What a rollout's model calls say (calls.ts reads them): for the group rules and the readers that show them. */
+export interface CallFacts {
+  /** Model calls recorded; 0 when the rollout has no llm_trajectory.jsonl. */
+  total: number;
+  /** Calls that reached the model and got an answer (exchange.ts isSuccessful). */
+  ok: number;
+  /** Whether llm_trajectory.jsonl exists (an oracle or nop rollout has none). */
+  recorded: boolean;
+  /** Every policy version the calls name, sorted. */
+  policyVersions: string[];
+  /** A broken llm_trajectory.jsonl (a line cut short while a run writes it); the counts are then 0. */
+  problem: string | null;
+}
 
 export interface Rollout {
   /** The folder's name: `<task>__<8 hex>` as bench run and upstream write it. */
@@ -98,7 +112,7 @@ const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? 
 const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
 
 /** The result, filled in from the folder's other files when the reader infers. */
-async function resultOf(dir: string, read: ResultRead, plan: EvaluationPlan | null, infer: boolean) {
+async function resultOf(dir: string, read: ResultRead, plan: PlanFacts | null, infer: boolean) {
   let { state, result, problem } = read;
   // config.json is read only when the strict read failed: a whole result names its agent and model.
   const config = result ? null : await readObject(path.join(dir, CONFIG));

@@ -7,9 +7,9 @@ import type { RolloutPlan } from "./types.js";
 
 export type HardeningSwitch = "on" | "off";
 
-/** The plan's own switch, else the job's setting (config.json `verifier_hardening`), else on. */
+/** The run's switch (config.json records it as `verifier_hardening`). */
 export function hardeningSwitch(plan: RolloutPlan): HardeningSwitch {
-  return plan.verifierHardening ?? (plan.settings.verifier_hardening === "off" ? "off" : "on");
+  return plan.run.verifierHardening;
 }
 
 /** Before the agent's setup: nothing the agent does can reach it. Null when hardening is off. */

@@ -3,7 +3,7 @@
 // baseline; the trial then says once, in its warnings and its record, that the override was not
 // applied, rather than pretending it was.
 import { type NetworkPhase, phaseHasNetwork, phaseNetworkMode } from "../task/network.js";
-import type { RolloutState } from "./run.js";
+import type { RolloutState } from "./state.js";
 import type { RolloutPlan } from "./types.js";
 
 export async function enterPhaseNetwork(

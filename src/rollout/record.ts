@@ -1,53 +1,88 @@
 // What a rollout leaves in its folder: config.json, timing.json, prompts.json, the agent's
-// trajectory, and result.json last (fsynced), whose presence marks the rollout final.
+// trajectory, and result.json last (fsynced), whose presence marks the rollout final. result.json is
+// assembled here and only here: from the rollout's state (resultOf), or, on the SLURM host, from what
+// a node wrote (completeResult); writeResult is its one writer.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import type { RolloutUsage } from "../gateway/index.js";
 import { ACP_TRAJECTORY, CONFIG, PROMPTS, RESULT, TIMING, TRAJECTORY_DIR } from "../jobs-dir/layout.js";
 import { type AgentErrorCategory, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
-import type { RolloutResult, WrittenRolloutResult, WrittenTiming } from "../schemas/result.js";
+import type {
+  RolloutExecutor,
+  RolloutResult,
+  WrittenRolloutResult,
+  WrittenTiming,
+} from "../schemas/result.js";
 import type { WrittenRolloutConfig } from "../schemas/rollout-config.js";
 import { promptOf } from "../task/types.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/fs.js";
-import type { RolloutState } from "./run.js";
-import type { RolloutPlan } from "./types.js";
+import type { RolloutState } from "./state.js";
+import { type RolloutPlan, rolloutDirOf } from "./types.js";
 
 /** Upstream writes rewards as floats (`1.0`); so do we, so a 0/1 reward column loads as float. */
 const RESULT_FLOATS: ReadonlySet<string> = new Set(["rewards"]);
 
+/** The one writer of result.json: atomic and durable, after every other file of the rollout. */
+export async function writeResult(file: string, result: RolloutResult): Promise<void> {
+  await writeJsonAtomic(file, result, { durable: true, floats: RESULT_FLOATS });
+}
+
+/** The rollout's files, result.json last; the gateway's usage of the rollout goes into its result. */
 export async function recordRollout(
   plan: RolloutPlan,
   state: RolloutState,
-  rolloutDir: string,
   startedAt: Date,
-): Promise<RolloutResult> {
-  let result: RolloutResult = resultOf(plan, state, startedAt);
-  if (plan.hooks?.finalize) result = await plan.hooks.finalize(result);
+): Promise<WrittenRolloutResult> {
+  const rolloutDir = rolloutDirOf(plan);
+  const usage = (await plan.hooks?.modelUsage?.()) ?? null;
+  const result = resultOf(plan, state, startedAt, usage);
   const trajectory = state.events.map((e) => JSON.stringify(e)).join("\n");
   await fs.mkdir(path.join(rolloutDir, TRAJECTORY_DIR), { recursive: true });
   await Promise.all([
-    ...(state.sandboxDetails ? [writeConfig(plan, rolloutDir, startedAt, state.sandboxDetails)] : []),
+    ...(state.sandboxDetails ? [writeConfig(plan, startedAt, state.sandboxDetails)] : []),
     writeJsonAtomic(path.join(rolloutDir, TIMING), state.timing),
     writeJsonAtomic(path.join(rolloutDir, PROMPTS), state.prompts ?? [promptOf(plan.task)]),
     writeFileAtomic(path.join(rolloutDir, ACP_TRAJECTORY), trajectory ? `${trajectory}\n` : ""),
   ]);
-  await writeJsonAtomic(path.join(rolloutDir, RESULT), result, { durable: true, floats: RESULT_FLOATS });
+  await writeResult(plan.resultFile ?? path.join(rolloutDir, RESULT), result);
   return result;
 }
 
-export function resultOf(plan: RolloutPlan, state: RolloutState, startedAt: Date): WrittenRolloutResult {
+/** How the agent phase ended, from the state, unless the run's signal reached the rollout itself. */
+function endingOf(plan: RolloutPlan, state: RolloutState): RolloutState["error"] {
+  // SLURM signals every process of the job at once: the verifier may die of it (rc 143) before this
+  // process hears it, which would read as the task's own verifier failing. A signalled rollout is
+  // interrupted, whatever its phases saw; the host decides from SLURM's end what it was.
+  if (!plan.signalReachesSandbox || !plan.signal.aborted || state.error?.category === "interrupted")
+    return state.error;
+  const then = state.error?.message;
+  return {
+    category: "interrupted",
+    message: `SLURM signalled the trial while it ran (scancel, preemption or its time limit)${then ? `; then: ${then}` : ""}`,
+  };
+}
+
+export function resultOf(
+  plan: RolloutPlan,
+  state: RolloutState,
+  startedAt: Date,
+  usage: RolloutUsage | null = null,
+): WrittenRolloutResult {
+  const ending = endingOf(plan, state);
+  const interrupted = ending !== state.error;
   const v = state.verifier;
-  // The trial records agent-side categories here (verifier ones come from the verifier).
-  const errorCategory = (state.error?.category ?? null) as AgentErrorCategory | null;
+  // The rollout records agent-side categories here (verifier ones come from the verifier).
+  const errorCategory = (ending?.category ?? null) as AgentErrorCategory | null;
   const verifierErrorCategory = v?.error?.category ?? null;
   const nToolCalls = state.agentResult?.nToolCalls ?? 0;
   const nPrompts = state.prompts?.length ?? 1;
-  return {
+  const base: WrittenRolloutResult = {
     task_name: plan.task.name,
     rollout_name: plan.rolloutName,
-    agent: plan.agent.name,
-    agent_name: plan.agent.name,
-    model: plan.model,
-    rewards: v?.rewards ?? null,
+    agent: plan.run.agent.name,
+    agent_name: plan.run.agent.name,
+    model: plan.run.model,
+    rewards: interrupted ? null : (v?.rewards ?? null),
     reward_rule: v?.rewards ? v.rule : null,
     ...(state.stepResults ? { step_results: state.stepResults } : {}),
     n_tool_calls: nToolCalls,
@@ -56,7 +91,7 @@ export function resultOf(plan: RolloutPlan, state: RolloutState, startedAt: Date
       : {}),
     n_prompts: nPrompts,
     agent_result: { n_tool_calls: nToolCalls, n_prompts: nPrompts },
-    error: state.error?.message ?? null,
+    error: ending?.message ?? null,
     error_category: errorCategory,
     verifier_error: v?.error?.message ?? null,
     verifier_error_category: verifierErrorCategory,
@@ -66,45 +101,101 @@ export function resultOf(plan: RolloutPlan, state: RolloutState, startedAt: Date
     finished_at: new Date().toISOString(),
     timing: state.timing as WrittenTiming,
     task_digest: plan.taskDigest,
-    sandbox: plan.backend.kind,
+    sandbox: plan.run.backend.kind,
     sandbox_id: state.sandbox?.id ?? null,
     trajectory_source: state.agentResult?.trajectorySource ?? null,
     partial_trajectory: false,
-    job_name: plan.jobName,
-    trial: plan.repeatLabel,
+    job_name: plan.run.jobName,
+    trial: plan.job.repeat,
     attempt: plan.attempt,
     replaces: plan.replaces,
+  };
+  return completeResult(base, { usage, executor: plan.executor ?? null }) as WrittenRolloutResult;
+}
+
+/**
+ * What only the host knows, added to a result: the gateway's usage of the rollout's model calls, and
+ * where it ran; `failure`, when SLURM ended the job before the rollout finished, makes it that
+ * infrastructure failure (unscored) whatever the node wrote.
+ */
+export function completeResult(
+  result: RolloutResult,
+  extra: {
+    usage: RolloutUsage | null;
+    executor: RolloutExecutor | null;
+    failure?: { category: AgentErrorCategory; message: string };
+  },
+): RolloutResult {
+  const { usage, executor, failure } = extra;
+  return {
+    ...result,
+    ...(failure
+      ? {
+          rewards: null,
+          error: failure.message,
+          error_category: failure.category,
+          outcome: outcomeOf(failure.category, result.verifier_error_category),
+        }
+      : {}),
+    ...(usage ? usageFields(result, usage) : {}),
+    ...(executor ? { executor: { ...executor } } : {}),
+  };
+}
+
+/** result.json's fields of the gateway's count: tokens, cost, calls, the policy versions they name. */
+function usageFields(result: RolloutResult, u: RolloutUsage): Partial<WrittenRolloutResult> {
+  const versions = u.policyVersions;
+  return {
+    agent_result: {
+      n_tool_calls: result.agent_result?.n_tool_calls ?? result.n_tool_calls,
+      n_prompts: result.agent_result?.n_prompts ?? result.n_prompts,
+      ...result.agent_result,
+      n_input_tokens: u.inputTokens,
+      n_output_tokens: u.outputTokens,
+      total_tokens: u.inputTokens + u.outputTokens,
+      cost_usd: u.costUsd,
+      usage_source: u.calls > 0 ? "provider_response" : "unavailable",
+      n_model_calls: u.calls,
+      n_failed_model_calls: u.failedCalls,
+    },
+    n_model_calls: u.calls,
+    n_failed_model_calls: u.failedCalls,
+    policy_version: versions.length === 1 ? (versions[0] ?? null) : null,
+    policy_versions: versions,
   };
 }
 
 /** config.json: written when the rollout starts, and again at the end with what the sandbox turned out to be. */
 export function writeConfig(
   plan: RolloutPlan,
-  rolloutDir: string,
   startedAt: Date,
   sandboxDetails?: Record<string, unknown>,
 ): Promise<void> {
-  return writeJsonAtomic(path.join(rolloutDir, CONFIG), { ...configOf(plan, startedAt), ...sandboxDetails });
+  return writeJsonAtomic(path.join(rolloutDirOf(plan), CONFIG), {
+    ...configOf(plan, startedAt),
+    ...sandboxDetails,
+  });
 }
 
 function configOf(plan: RolloutPlan, startedAt: Date): WrittenRolloutConfig {
+  const { task, run } = plan;
   const own = {
-    task_name: plan.task.name,
-    task_path: plan.task.dir,
+    task_name: task.name,
+    task_path: task.dir,
     task_digest: plan.taskDigest,
-    agent: plan.agent.name,
-    model: plan.model,
-    job_name: plan.jobName,
-    trial: plan.repeatLabel,
+    agent: run.agent.name,
+    model: run.model,
+    job_name: run.jobName,
+    trial: plan.job.repeat,
     rollout_name: plan.rolloutName,
     attempt: plan.attempt,
-    timeout_sec: plan.task.config.agent.timeoutSec,
-    verifier_timeout_sec: plan.task.config.verifier.timeoutSec,
-    network_mode: plan.task.config.sandbox.networkMode,
-    verifier_environment_mode: plan.task.config.verifier.environmentMode ?? "shared",
-    agent_env: Object.keys(plan.agentEnv).sort(),
+    timeout_sec: task.config.agent.timeoutSec,
+    verifier_timeout_sec: task.config.verifier.timeoutSec,
+    network_mode: task.config.sandbox.networkMode,
+    verifier_environment_mode: task.config.verifier.environmentMode ?? "shared",
+    agent_env: Object.keys(run.agentEnv).sort(),
     started_at: startedAt.toISOString(),
   } satisfies Partial<WrittenRolloutConfig>;
-  // The job's settings (job/plan.ts) are checked against the schema by test/seam-schemas.test.ts.
-  return { ...own, ...plan.settings } as WrittenRolloutConfig;
+  // The run's record (job/plan.ts) is checked against the schema by test/seam-schemas.test.ts.
+  return { ...own, ...run.record } as WrittenRolloutConfig;
 }

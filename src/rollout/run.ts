@@ -3,47 +3,27 @@
 // stops a job.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { AgentContext, AgentRunResult, HostPreparation, TrajectoryEvent } from "../agents/types.js";
+import type { AgentContext } from "../agents/types.js";
 import { CategorizedError, categoryOf, messageOf } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
-import { isUnscoredFailure, type OutcomeCategory } from "../schemas/outcome.js";
-import type { RolloutResult, TimingInfo, WrittenStepResult } from "../schemas/result.js";
+import { isUnscoredFailure } from "../schemas/outcome.js";
+import type { RolloutResult, TimingInfo } from "../schemas/result.js";
 import { promptOf } from "../task/types.js";
 import { verifierModeOf } from "../task/verifier-mode.js";
-import { runVerifier, taskVerifierRun, type VerifierOutcome } from "../verifier/run.js";
-import type { VerifierSnapshot } from "../verifier/snapshot.js";
-import { type ArtifactRecord, collectArtifacts, writeArtifactManifest } from "./artifacts.js";
+import { runVerifier, taskVerifierRun } from "../verifier/run.js";
+import { collectArtifacts, writeArtifactManifest } from "./artifacts.js";
 import { hardeningSwitch, takeVerifierSnapshot, verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
 import { recordRollout, writeConfig } from "./record.js";
 import { runSeparateVerifier } from "./separate-verifier.js";
+import type { RolloutState } from "./state.js";
 import { runSteps, stepView } from "./steps.js";
-import type { RolloutPlan } from "./types.js";
-
-export interface RolloutState {
-  sandbox: Sandbox | null;
-  prepared: HostPreparation | null;
-  events: TrajectoryEvent[];
-  agentResult: AgentRunResult | null;
-  error: { category: OutcomeCategory; message: string } | null;
-  verifier: VerifierOutcome | null;
-  timing: TimingInfo;
-  /** What the sandbox turned out to be (user, image, network enforcement), for config.json. */
-  sandboxDetails?: Record<string, unknown>;
-  /** A multi-step task: each step that ran, in order (result.json step_results). */
-  stepResults?: WrittenStepResult[];
-  /** What collectArtifacts found (artifacts/manifest.json, written after the logs' copy). */
-  artifacts?: ArtifactRecord[];
-  /** The instructions the agent was given (prompts.json); absent: the task's one instruction. */
-  prompts?: string[];
-  /** Taken before the agent's setup, for verifier hardening (null: hardening off). */
-  verifierSnapshot?: VerifierSnapshot | null;
-}
+import { type RolloutPlan, rolloutDirOf } from "./types.js";
 
 export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
-  const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
+  const rolloutDir = rolloutDirOf(plan);
   const startedAt = new Date();
   const state: RolloutState = {
     sandbox: null,
@@ -56,16 +36,16 @@ export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
   };
   await fs.mkdir(rolloutDir, { recursive: true });
   // Early, so that a rollout cut short (the process killed) still says what it was.
-  await writeConfig(plan, rolloutDir, startedAt);
+  await writeConfig(plan, startedAt);
   try {
-    if (plan.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
+    if (plan.run.agent.prepareHost) await phase(state, "agent_install", () => prepareHost(plan, state));
     await phase(state, "environment_setup", async () => {
       await startSandbox(plan, state);
       await readyEnvironment(state.sandbox as Sandbox, plan.task, plan.signal);
       state.verifierSnapshot = await takeVerifierSnapshot(plan, state.sandbox as Sandbox);
     });
     const ctx = agentContext(plan, state, rolloutDir);
-    if (plan.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
+    if (plan.run.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
     if (plan.task.steps?.length) {
       // One sandbox, one agent setup; each step runs its agent and verifier (trial/steps.ts).
       await runSteps(plan, ctx, state, rolloutDir, runAgent);
@@ -118,7 +98,7 @@ export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
     await state.verifierSnapshot?.dispose().catch(() => undefined);
   }
   state.timing.total = seconds(Date.now() - startedAt.getTime());
-  return recordRollout(plan, state, rolloutDir, startedAt);
+  return recordRollout(plan, state, startedAt);
 }
 
 async function phase(state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
@@ -133,9 +113,9 @@ async function phase(state: RolloutState, name: keyof TimingInfo, work: () => Pr
 async function prepareHost(plan: RolloutPlan, state: RolloutState): Promise<void> {
   try {
     state.prepared =
-      (await plan.agent.prepareHost?.({
+      (await plan.run.agent.prepareHost?.({
         task: plan.task,
-        sandboxKind: plan.backend.kind,
+        sandboxKind: plan.run.backend.kind,
         network: plan.task.config.sandbox.networkMode !== "no-network",
         hostService: plan.hooks?.hostService ?? null,
         signal: plan.signal,
@@ -152,12 +132,12 @@ async function startSandbox(plan: RolloutPlan, state: RolloutState): Promise<voi
   if (plan.signal.aborted)
     throw new CategorizedError("interrupted", "the run was interrupted before the trial started");
   try {
-    state.sandbox = await plan.backend.create({
+    state.sandbox = await plan.run.backend.create({
       task: plan.task,
-      jobName: plan.jobName,
+      jobName: plan.run.jobName,
       rolloutName: plan.rolloutName,
       network: plan.task.config.sandbox.networkMode !== "no-network",
-      jobDir: plan.jobDir,
+      jobDir: plan.job.dir,
       ...(plan.hooks?.hostService ? { hostService: plan.hooks.hostService } : {}),
       ...(plan.hooks?.policyEndpoint ? { policyEndpoint: plan.hooks.policyEndpoint } : {}),
       ...(state.prepared?.readOnlyMounts ? { readOnlyMounts: state.prepared.readOnlyMounts } : {}),
@@ -197,9 +177,9 @@ function agentContext(plan: RolloutPlan, state: RolloutState, rolloutDir: string
     timeoutSec: first ? first.agentTimeoutSec : plan.task.config.agent.timeoutSec,
     signal: plan.signal,
     rolloutDir,
-    model: plan.model,
+    model: plan.run.model,
     modelAccess: plan.hooks?.modelAccess ?? null,
-    env: plan.agentEnv,
+    env: plan.run.agentEnv,
     record: (event) => state.events.push({ ...event, ts: event.ts ?? new Date().toISOString() }),
     ...(state.prepared ? { prepared: state.prepared } : {}),
   };
@@ -207,7 +187,7 @@ function agentContext(plan: RolloutPlan, state: RolloutState, rolloutDir: string
 
 async function setupAgent(plan: RolloutPlan, ctx: AgentContext): Promise<void> {
   try {
-    await plan.agent.setup?.(ctx);
+    await plan.run.agent.setup?.(ctx);
   } catch (err) {
     throw err instanceof CategorizedError
       ? err
@@ -223,7 +203,7 @@ async function runAgent(plan: RolloutPlan, ctx: AgentContext, state: RolloutStat
   ctx.signal = AbortSignal.any([plan.signal, deadline.signal, ...(ended ? [ended] : [])]);
   let own: AgentEnding | null = null;
   try {
-    state.agentResult = await plan.agent.run(ctx);
+    state.agentResult = await plan.run.agent.run(ctx);
     Object.assign(state.timing, state.agentResult.timing);
     own = state.agentResult.error ?? null;
   } catch (err) {

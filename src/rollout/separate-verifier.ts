@@ -18,7 +18,7 @@ import { copyTree } from "../util/copy-tree.js";
 import type { VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
 import { readyEnvironment } from "./ready.js";
-import type { RolloutState } from "./run.js";
+import type { RolloutState } from "./state.js";
 import type { RolloutPlan } from "./types.js";
 
 /** Runs the verifier in a sandbox it is given (the caller adds what every verifier run gets, e.g. hardening). */
@@ -184,12 +184,12 @@ async function startVerifierSandbox(plan: RolloutPlan): Promise<Sandbox> {
     );
   let sandbox: Sandbox;
   try {
-    sandbox = await plan.backend.create({
+    sandbox = await plan.run.backend.create({
       task: plan.task,
-      jobName: plan.jobName,
+      jobName: plan.run.jobName,
       rolloutName: `${plan.rolloutName}-verifier`,
       network: phaseHasNetwork(plan.task, "verifier"),
-      jobDir: plan.jobDir,
+      jobDir: plan.job.dir,
     });
   } catch (err) {
     const category = err instanceof CategorizedError ? err.category : "sandbox_setup";

@@ -17,8 +17,8 @@ import { runVerifier, type VerifierOutcome } from "../verifier/run.js";
 import { snapshotForVerifier } from "../verifier/snapshot.js";
 import { verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
-import type { RolloutState } from "./run.js";
 import { verifyStepApart } from "./separate-verifier.js";
+import type { RolloutState } from "./state.js";
 import { combineStepRewards, minRewardStop, type ScoredStep } from "./step-reward.js";
 import type { RolloutPlan } from "./types.js";
 
@@ -34,27 +34,75 @@ export function stepView(task: Task, step: TaskStep): Task {
   };
 }
 
+type AgentRunner = (plan: RolloutPlan, ctx: AgentContext, state: RolloutState) => Promise<void>;
+
+/** What the steps so far add up to. */
+interface StepsSoFar {
+  scored: ScoredStep[];
+  /** The first policy failure of a step (a timeout, the agent's own error): still scored. */
+  policyError: RolloutState["error"];
+  last: VerifierOutcome | null;
+  nToolCalls: number;
+  totals: { agent_execution: number; verifier: number };
+}
+
+/** One step as it runs: where its files go, its timing, and its line of step_results. */
+interface StepRun {
+  step: TaskStep;
+  index: number;
+  folder: string;
+  timing: WrittenStepResult["timing"];
+  record(fields: Partial<WrittenStepResult>): WrittenStepResult;
+}
+
+/** How a step ended: the next one runs, the rollout stops (min_reward), or it ends here. */
+type StepEnd = "next" | "stop" | "ended";
+
 export async function runSteps(
   plan: RolloutPlan,
   ctx: AgentContext,
   state: RolloutState,
   rolloutDir: string,
-  runAgent: (plan: RolloutPlan, ctx: AgentContext, state: RolloutState) => Promise<void>,
+  runAgent: AgentRunner,
 ): Promise<void> {
   const steps = plan.task.steps ?? [];
-  const sandbox = state.sandbox as Sandbox;
-  const scored: ScoredStep[] = [];
-  let policyError: RolloutState["error"] = null;
-  let last: VerifierOutcome | null = null;
+  const so: StepsSoFar = {
+    scored: [],
+    policyError: null,
+    last: null,
+    nToolCalls: 0,
+    totals: { agent_execution: 0, verifier: 0 },
+  };
   state.stepResults = [];
   state.prompts = [];
-  let nToolCalls = 0;
-  const totals = { agent_execution: 0, verifier: 0 };
-  for (const [i, step] of steps.entries()) {
-    const folder = path.join(rolloutDir, STEPS_DIR, step.name);
-    const started = new Date();
-    const timing: WrittenStepResult["timing"] = {};
-    const record = (fields: Partial<WrittenStepResult>): WrittenStepResult => {
+  for (const [index, step] of steps.entries()) {
+    const run = stepRun(state, step, index, rolloutDir);
+    plan.hooks?.stepStarted?.(step.name);
+    const end = await runStep(plan, ctx, state, run, so, rolloutDir, runAgent);
+    if (end === "ended") return;
+    if (end === "stop") break;
+  }
+  state.error = so.policyError;
+  const strategy = plan.task.config.multiStepRewardStrategy ?? "mean";
+  state.verifier = {
+    rewards: combineStepRewards(so.scored, strategy),
+    rule: strategy === "final" ? "multi_step_final" : "multi_step_mean",
+    error: null,
+    exitCode: so.last?.exitCode ?? null,
+    lastLine: so.last?.lastLine ?? null,
+  };
+  finish(state, so);
+}
+
+function stepRun(state: RolloutState, step: TaskStep, index: number, rolloutDir: string): StepRun {
+  const started = new Date();
+  const timing: WrittenStepResult["timing"] = {};
+  return {
+    step,
+    index,
+    folder: path.join(rolloutDir, STEPS_DIR, step.name),
+    timing,
+    record(fields) {
       const entry: WrittenStepResult = {
         step_name: step.name,
         rewards: null,
@@ -72,112 +120,143 @@ export async function runSteps(
       };
       state.stepResults?.push(entry);
       return entry;
-    };
-    plan.hooks?.stepStarted?.(step.name);
-    const t0 = Date.now();
-    const setupFailure = await prepareStep(plan, sandbox, step, i === 0);
-    if (setupFailure) {
-      timing.setup = seconds(Date.now() - t0);
-      record({ error: setupFailure, error_category: "task_error" });
-      state.error = { category: "task_error", message: `step ${step.name}: ${setupFailure}` };
-      return;
-    }
-    // The step's own files arrived after the first snapshot (and after the last step's hardening):
-    // they are the task's, so the workspace's files are taken again; the rest stays the first one's.
-    if (state.verifierSnapshot && step.workdirDir) {
-      const first = state.verifierSnapshot;
-      state.verifierSnapshot = await snapshotForVerifier(sandbox, first);
-      await first.dispose();
-    }
-    timing.setup = seconds(Date.now() - t0);
-    ctx.task = stepView(plan.task, step);
-    ctx.instruction = promptOf(ctx.task, step.instruction);
-    ctx.timeoutSec = step.agentTimeoutSec;
-    state.prompts.push(ctx.instruction);
-    state.error = null;
-    const t1 = Date.now();
-    await enterPhaseNetwork(plan, state, "agent");
-    await runAgent(plan, ctx, state);
-    timing.agent_execution = seconds(Date.now() - t1);
-    totals.agent_execution += timing.agent_execution;
-    nToolCalls += state.agentResult?.nToolCalls ?? 0;
-    const agentError = state.error as RolloutState["error"];
-    const stepError = agentError
-      ? { error: agentError.message, error_category: agentError.category as AgentErrorCategory }
-      : {};
-    if (agentError && isUnscoredFailure(agentError.category)) {
-      await archiveAgentLogs(sandbox, folder);
-      record(stepError);
-      state.error = { category: agentError.category, message: `step ${step.name}: ${agentError.message}` };
-      return;
-    }
-    policyError ??= agentError
-      ? { ...agentError, message: `step ${step.name}: ${agentError.message}` }
-      : null;
-    await archiveAgentLogs(sandbox, folder);
-    const t2 = Date.now();
-    const verify = (box: Sandbox, apart: boolean) =>
-      runVerifier(box, plan.task, rolloutDir, {
-        uploads: step.testsDirs,
-        timeoutSec: step.verifierTimeoutSec,
-        env: step.verifierEnv,
-        outDir: path.join(folder, "verifier"),
-        clearMount: true,
-        hardening: verifierHardening(plan, state.verifierSnapshot, apart),
-      });
-    let v: VerifierOutcome;
-    if (verifierModeOf(plan.task) === "separate") {
-      // A fresh sandbox per step (its own network); the agent's stays for the next step.
-      v = await verifyStepApart(plan, sandbox, (box) => verify(box, true), timing);
-    } else {
-      await enterPhaseNetwork(plan, state, "verifier");
-      v = await verify(sandbox, false);
-    }
-    timing.verifier = seconds(Date.now() - t2);
-    totals.verifier += timing.verifier;
-    last = v;
-    const fields = {
-      ...stepError,
-      rewards: v.rewards,
-      reward_rule: v.rule,
-      verifier_error: v.error?.message ?? null,
-      verifier_error_category: v.error?.category ?? null,
-      test_last_line: v.lastLine,
-    };
-    if (v.error || !v.rewards) {
-      record(fields);
-      state.error = policyError;
-      state.verifier = {
-        ...v,
-        error: v.error && { ...v.error, message: `step ${step.name}: ${v.error.message}` },
-      };
-      return finish(state, nToolCalls, totals);
-    }
-    scored.push({ name: step.name, rewards: v.rewards });
-    const stop = i < steps.length - 1 ? minRewardStop(step.minReward, v.rewards) : null;
-    record({ ...fields, stopped_after: stop });
-    if (stop) break;
-  }
-  state.error = policyError;
-  const strategy = plan.task.config.multiStepRewardStrategy ?? "mean";
-  state.verifier = {
-    rewards: combineStepRewards(scored, strategy),
-    rule: strategy === "final" ? "multi_step_final" : "multi_step_mean",
-    error: null,
-    exitCode: last?.exitCode ?? null,
-    lastLine: last?.lastLine ?? null,
+    },
   };
-  finish(state, nToolCalls, totals);
 }
 
-function finish(
+/** One step: its files and setup, its agent, its verifier. */
+async function runStep(
+  plan: RolloutPlan,
+  ctx: AgentContext,
   state: RolloutState,
-  nToolCalls: number,
-  totals: { agent_execution: number; verifier: number },
-) {
-  if (state.agentResult) state.agentResult = { ...state.agentResult, nToolCalls };
-  state.timing.agent_execution = seconds(totals.agent_execution * 1000);
-  state.timing.verifier = seconds(totals.verifier * 1000);
+  run: StepRun,
+  so: StepsSoFar,
+  rolloutDir: string,
+  runAgent: AgentRunner,
+): Promise<StepEnd> {
+  const { step, timing } = run;
+  const sandbox = state.sandbox as Sandbox;
+  const t0 = Date.now();
+  const setupFailure = await prepareStep(plan, sandbox, step, run.index === 0);
+  if (setupFailure) {
+    timing.setup = seconds(Date.now() - t0);
+    run.record({ error: setupFailure, error_category: "task_error" });
+    state.error = { category: "task_error", message: `step ${step.name}: ${setupFailure}` };
+    return "ended";
+  }
+  // The step's own files arrived after the first snapshot (and after the last step's hardening):
+  // they are the task's, so the workspace's files are taken again; the rest stays the first one's.
+  if (state.verifierSnapshot && step.workdirDir) {
+    const first = state.verifierSnapshot;
+    state.verifierSnapshot = await snapshotForVerifier(sandbox, first);
+    await first.dispose();
+  }
+  timing.setup = seconds(Date.now() - t0);
+  const stepError = await runStepAgent(plan, ctx, state, run, so, runAgent);
+  if (stepError === "ended") return "ended";
+  return verifyStep(plan, state, run, so, rolloutDir, stepError);
+}
+
+/** The step's agent, under the step's instruction and limit. "ended": a failure not the policy's. */
+async function runStepAgent(
+  plan: RolloutPlan,
+  ctx: AgentContext,
+  state: RolloutState,
+  run: StepRun,
+  so: StepsSoFar,
+  runAgent: AgentRunner,
+): Promise<Partial<WrittenStepResult> | "ended"> {
+  const { step, timing } = run;
+  const sandbox = state.sandbox as Sandbox;
+  ctx.task = stepView(plan.task, step);
+  ctx.instruction = promptOf(ctx.task, step.instruction);
+  ctx.timeoutSec = step.agentTimeoutSec;
+  state.prompts?.push(ctx.instruction);
+  state.error = null;
+  const t1 = Date.now();
+  await enterPhaseNetwork(plan, state, "agent");
+  await runAgent(plan, ctx, state);
+  timing.agent_execution = seconds(Date.now() - t1);
+  so.totals.agent_execution += timing.agent_execution;
+  so.nToolCalls += state.agentResult?.nToolCalls ?? 0;
+  const agentError = state.error as RolloutState["error"];
+  const stepError = agentError
+    ? { error: agentError.message, error_category: agentError.category as AgentErrorCategory }
+    : {};
+  if (agentError && isUnscoredFailure(agentError.category)) {
+    await archiveAgentLogs(sandbox, run.folder);
+    run.record(stepError);
+    state.error = { category: agentError.category, message: `step ${step.name}: ${agentError.message}` };
+    return "ended";
+  }
+  so.policyError ??= agentError
+    ? { ...agentError, message: `step ${step.name}: ${agentError.message}` }
+    : null;
+  await archiveAgentLogs(sandbox, run.folder);
+  return stepError;
+}
+
+/** The step's verifier, with the shared and the step's tests; a step it cannot score ends the rollout. */
+async function verifyStep(
+  plan: RolloutPlan,
+  state: RolloutState,
+  run: StepRun,
+  so: StepsSoFar,
+  rolloutDir: string,
+  stepError: Partial<WrittenStepResult>,
+): Promise<StepEnd> {
+  const { step, timing } = run;
+  const sandbox = state.sandbox as Sandbox;
+  const t2 = Date.now();
+  const verify = (box: Sandbox, apart: boolean) =>
+    runVerifier(box, plan.task, rolloutDir, {
+      uploads: step.testsDirs,
+      timeoutSec: step.verifierTimeoutSec,
+      env: step.verifierEnv,
+      outDir: path.join(run.folder, "verifier"),
+      clearMount: true,
+      hardening: verifierHardening(plan, state.verifierSnapshot, apart),
+    });
+  let v: VerifierOutcome;
+  if (verifierModeOf(plan.task) === "separate") {
+    // A fresh sandbox per step (its own network); the agent's stays for the next step.
+    v = await verifyStepApart(plan, sandbox, (box) => verify(box, true), timing);
+  } else {
+    await enterPhaseNetwork(plan, state, "verifier");
+    v = await verify(sandbox, false);
+  }
+  timing.verifier = seconds(Date.now() - t2);
+  so.totals.verifier += timing.verifier;
+  so.last = v;
+  const fields = {
+    ...stepError,
+    rewards: v.rewards,
+    reward_rule: v.rule,
+    verifier_error: v.error?.message ?? null,
+    verifier_error_category: v.error?.category ?? null,
+    test_last_line: v.lastLine,
+  };
+  if (v.error || !v.rewards) {
+    run.record(fields);
+    state.error = so.policyError;
+    state.verifier = {
+      ...v,
+      error: v.error && { ...v.error, message: `step ${step.name}: ${v.error.message}` },
+    };
+    finish(state, so);
+    return "ended";
+  }
+  so.scored.push({ name: step.name, rewards: v.rewards });
+  const steps = plan.task.steps ?? [];
+  const stop = run.index < steps.length - 1 ? minRewardStop(step.minReward, v.rewards) : null;
+  run.record({ ...fields, stopped_after: stop });
+  return stop ? "stop" : "next";
+}
+
+function finish(state: RolloutState, so: StepsSoFar) {
+  if (state.agentResult) state.agentResult = { ...state.agentResult, nToolCalls: so.nToolCalls };
+  state.timing.agent_execution = seconds(so.totals.agent_execution * 1000);
+  state.timing.verifier = seconds(so.totals.verifier * 1000);
 }
 
 /**
@@ -209,7 +288,7 @@ async function prepareStep(
       }
     }
   }
-  if (plan.agent.seesSolution) {
+  if (plan.run.agent.seesSolution) {
     if (!step.solutionDir) {
       throw new CategorizedError(
         "task_error",

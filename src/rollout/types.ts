@@ -1,12 +1,38 @@
+import path from "node:path";
 import type { Agent, ModelAccess } from "../agents/types.js";
-import type { ModelWitness } from "../gateway/index.js";
+import type { ModelWitness, RolloutUsage } from "../gateway/index.js";
 import type { PolicyEndpoint, SandboxBackend } from "../sandbox/types.js";
-import type { RolloutResult } from "../schemas/result.js";
+import type { RolloutExecutor } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 
-/** What the job adds to one rollout: its model session through the gateway, and the last word on its result. */
+/**
+ * What a rollout needs of its run's configuration, resolved once (job/plan.ts) and handed to every
+ * rollout of the run by reference: nothing here is copied into a job's or a rollout's own fields.
+ */
+export interface RunConfig {
+  /** The name every repeat job of the run shares (`--job-name`). */
+  jobName: string;
+  agent: Agent;
+  model: string | null;
+  backend: SandboxBackend;
+  /** --agent-env, less the policy's endpoint and key (only the gateway holds those). */
+  agentEnv: Record<string, string>;
+  /** Verifier hardening (verifier/harden.ts): on unless the run turned it off. */
+  verifierHardening: "on" | "off";
+  /** What every rollout's config.json records of the run (no secrets). */
+  record: Record<string, unknown>;
+}
+
+/** The repeat job a rollout runs in. */
+export interface JobRef {
+  dir: string;
+  /** `trial-01`: which repeat of the group this job is (recorded as `trial`). */
+  repeat: string;
+}
+
+/** What the job adds to one rollout: its model session through the gateway. */
 export interface RolloutHooks {
-  /** Set when the agent calls a model: the gateway address and this trial's own credential. */
+  /** Set when the agent calls a model: the gateway address and this rollout's own credential. */
   modelAccess?: ModelAccess | null;
   /** The gateway's port, for sandboxes that must reach it without any other network. */
   hostService?: { port: number; host?: string } | null;
@@ -18,35 +44,40 @@ export interface RolloutHooks {
   modelEnded?: AbortSignal;
   /** A multi-step rollout's next step begins: the gateway tags the step's model calls with its name. */
   stepStarted?(step: string): void;
-  /** Last word on the result before result.json is written (e.g. model usage from the gateway). */
-  finalize?(result: RolloutResult): Promise<RolloutResult>;
+  /** Ends the rollout's session at the gateway and says what its model calls used (result.json's usage). */
+  modelUsage?(): Promise<RolloutUsage>;
 }
 
-/** Everything one rollout needs; made by the job, consumed by runTrial. */
+/** One rollout to run; made by the job, consumed by runRollout. */
 export interface RolloutPlan {
+  run: RunConfig;
+  job: JobRef;
   task: Task;
   taskDigest: string;
-  jobDir: string;
-  jobName: string;
-  /** "trial-01": which repeat of the group this job is (recorded as `trial`). */
-  repeatLabel: string;
   rolloutName: string;
+  /** 1 for the first attempt; a retry or a resume is the next. */
   attempt: number;
+  /** The attempt this one replaces. */
   replaces: string | null;
-  agent: Agent;
-  model: string | null;
-  backend: SandboxBackend;
-  /** Settings recorded in config.json (no secrets). */
-  settings: Record<string, unknown>;
-  agentEnv: Record<string, string>;
-  /** --verifier-hardening: absent, the job's settings say (default on). */
-  verifierHardening?: "on" | "off";
-  /** What the job adds to this rollout, e.g. its model access through the gateway (see TrialHooks). */
   hooks?: RolloutHooks;
-  /** Aborted when the run is interrupted (signal): the trial ends as `interrupted`. */
+  /** Where the rollout runs when not here (result.json `executor`: --executor slurm's node and job). */
+  executor?: RolloutExecutor;
+  /**
+   * The run's signal reaches the rollout's own processes too (SLURM signals every process of a job
+   * at once): once it came, nothing a phase saw afterwards is the rollout's, which is interrupted.
+   */
+  signalReachesSandbox?: boolean;
+  /** Where result.json is written; a SLURM node hands it to the host instead (job/slurm/node.ts). */
+  resultFile?: string;
+  /** Aborted when the run is interrupted (signal): the rollout ends as `interrupted`. */
   signal: AbortSignal;
   /** Hands work that need not delay the result (removing the sandbox) to the job, which awaits it. */
   deferCleanup?(work: Promise<void>): void;
   /** Called once per warning that the user should see (deduplicated by the job). */
   warn(message: string): void;
+}
+
+/** The rollout's folder: beside its job's other rollouts. */
+export function rolloutDirOf(plan: Pick<RolloutPlan, "job" | "rolloutName">): string {
+  return path.join(plan.job.dir, plan.rolloutName);
 }

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import { UserInputError } from "../errors.js";
-import { opt } from "../options.js";
+import { opt, phrase } from "../options.js";
 import { contentText } from "./chat-template.js";
 
 export interface ScriptedToolCall {
@@ -225,7 +225,7 @@ type Fail = (field: string, problem: string) => never;
 function fixOf(key: "repeat" | "seed"): string {
   if (key === "repeat")
     return `expected a repeat number >= 1 or a list of them, e.g. {"repeat": 2} or {"repeat": [1, 3]} (the Nth of ${opt("trials")} N)`;
-  return `expected a seed (a whole number >= 0) or a list of them, e.g. {"seed": 7} or {"seed": [7, 9]} (${opt("policy.seed of a run")})`;
+  return `expected a seed (a whole number >= 0) or a list of them, e.g. {"seed": 7} or {"seed": [7, 9]} (${phrase("policy.seed of a run", opt("policy.seed"))})`;
 }
 
 function checkWhen(when: unknown, at: string, fail: Fail): void {

@@ -3,7 +3,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
-import { opt } from "../options.js";
+import { opt, phrase } from "../options.js";
 import { listTaskFiles } from "./digest.js";
 import { matchesGlob } from "./glob.js";
 import { TASK_FOLDER_HELP } from "./inspect.js";
@@ -86,7 +86,7 @@ function refuseEmptySelection(root: string, found: string[], include: string[], 
   }
   if (selected.length === 0) {
     throw new UserInputError(
-      `${opt("include/exclude")} leave none of the ${names.length} task(s) in ${where} (${shown}); nothing to run`,
+      `${phrase("include/exclude", "include/exclude")} leave none of the ${names.length} task(s) in ${where} (${shown}); nothing to run`,
     );
   }
 }

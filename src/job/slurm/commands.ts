@@ -3,6 +3,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { UserInputError } from "../../errors.js";
+import { opt } from "../../options.js";
 
 const exec = promisify(execFile);
 
@@ -20,7 +21,7 @@ export async function slurm(cmd: string, args: string[], timeoutMs = 30_000): Pr
     const e = err as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
     if (e.code === "ENOENT")
       throw new UserInputError(
-        `--executor slurm: ${cmd} is not installed here; run on a SLURM login node (or scripts/setup-slurm.sh for a local cluster)`,
+        `${opt("executor", "slurm")}: ${cmd} is not installed here; run on a SLURM login node (or scripts/setup-slurm.sh for a local cluster)`,
       );
     return {
       code: typeof e.code === "number" ? e.code : 1,

@@ -2,6 +2,7 @@
 // what it names (sinfo, an srun on every node, the jobs-folder marker), as the sandbox checks do.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { opt } from "../../options.js";
 import type { DoctorCheck } from "../../sandbox/doctor.js";
 import { slurm } from "./commands.js";
 import { checkNodesSeeJobsDir, type SlurmSettings } from "./executor.js";
@@ -41,7 +42,7 @@ export async function slurmDoctor(jobsDir: string, s: SlurmSettings): Promise<Sl
     return fail(
       "slurm jobs folder",
       `${dir} does not exist`,
-      "pass --jobs-dir with the folder bench run will write to, on the filesystem the nodes share",
+      `pass ${opt("jobsDir")} with the folder bench run will write to, on the filesystem the nodes share`,
     );
   try {
     const seen = await checkNodesSeeJobsDir(dir, s);

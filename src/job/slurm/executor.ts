@@ -11,15 +11,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { UserInputError } from "../../errors.js";
 import { RESULT } from "../../jobs-dir/layout.js";
-import { opt } from "../../options.js";
-import { recordRollout } from "../../rollout/record.js";
-import type { RolloutState } from "../../rollout/run.js";
-import type { RolloutPlan } from "../../rollout/types.js";
-import { outcomeOf } from "../../schemas/outcome.js";
+import { opt, phrase } from "../../options.js";
+import { completeResult, recordRollout, writeResult } from "../../rollout/record.js";
+import { emptyState } from "../../rollout/state.js";
+import { type RolloutPlan, rolloutDirOf } from "../../rollout/types.js";
 import { type RolloutExecutor, RolloutResult } from "../../schemas/result.js";
-import { writeJsonAtomic } from "../../util/fs.js";
 import { cancel, jobsWithComment, slurm } from "./commands.js";
-import { SLURM_DIR, writeSpec } from "./spec.js";
+import { nodeResultFile, SLURM_DIR, writeSpec } from "./spec.js";
 import { type JobEnd, JobWatcher } from "./watcher.js";
 
 export interface SlurmSettings {
@@ -120,7 +118,7 @@ async function partitionOf(s: SlurmSettings): Promise<string> {
   const def = r.stdout.split("\n").find((p) => p.trim().endsWith("*"));
   if (!def)
     throw new UserInputError(
-      `--executor slurm: SLURM has no default partition; pass ${opt("executor.partition")}`,
+      `${opt("executor", "slurm")}: SLURM has no default partition; pass ${opt("executor.partition")}`,
     );
   return def.trim().slice(0, -1);
 }
@@ -146,7 +144,7 @@ export async function checkNodesSeeJobsDir(
   ];
   if (listed.code !== 0 || nodes.length === 0)
     throw new UserInputError(
-      `--executor slurm: partition ${partition} has no nodes (sinfo: ${listed.stderr.trim() || "empty"})`,
+      `${opt("executor", "slurm")}: partition ${partition} has no nodes (sinfo: ${listed.stderr.trim() || "empty"})`,
     );
   const marker = path.join(jobsDir, `.benchflow-slurm-check-${randomBytes(4).toString("hex")}`);
   await fs.writeFile(marker, "benchflow start check\n");
@@ -178,22 +176,22 @@ export async function checkNodesSeeJobsDir(
     const blind = checks.filter((c) => c.code === 3).map((c) => c.node);
     if (blind.length > 0)
       throw new UserInputError(
-        `--executor slurm: node(s) ${blind.join(", ")} of partition ${partition} cannot see the jobs folder ${jobsDir} (a marker written there from this host is not there on the node). The jobs folder must be on a filesystem every node mounts at the same path: pass --jobs-dir on it, or leave those nodes out (--slurm-sbatch-arg=--exclude=${blind.join(",")} and another partition)`,
+        `${opt("executor", "slurm")}: node(s) ${blind.join(", ")} of partition ${partition} cannot see the jobs folder ${jobsDir} (a marker written there from this host is not there on the node). The jobs folder must be on a filesystem every node mounts at the same path: pass ${opt("jobsDir")} on it, or leave those nodes out (${phrase("executor.sbatchArgs excluding", `executor.sbatchArgs with the exclusion of ${blind.join(",")}`, blind.join(","))} and another partition)`,
       );
     const noCode = checks.filter((c) => c.code === 4).map((c) => c.node);
     if (noCode.length > 0)
       throw new UserInputError(
-        `--executor slurm: node(s) ${noCode.join(", ")} cannot see this BenchFlow (${ENTRY}), which runs each trial there; install it at the same path on a shared filesystem`,
+        `${opt("executor", "slurm")}: node(s) ${noCode.join(", ")} cannot see this BenchFlow (${ENTRY}), which runs each trial there; install it at the same path on a shared filesystem`,
       );
     const noTasks = checks.filter((c) => c.code === 5).map((c) => c.node);
     if (noTasks.length > 0)
       throw new UserInputError(
-        `--executor slurm: node(s) ${noTasks.join(", ")} cannot see the task folder(s) (${taskDirs.slice(0, 3).join(", ")}${taskDirs.length > 3 ? ", ..." : ""}), which each trial reads there; put the tasks on the filesystem the nodes share`,
+        `${opt("executor", "slurm")}: node(s) ${noTasks.join(", ")} cannot see the task folder(s) (${taskDirs.slice(0, 3).join(", ")}${taskDirs.length > 3 ? ", ..." : ""}), which each trial reads there; put the tasks on the filesystem the nodes share`,
       );
     const failed = checks.filter((c) => c.code !== 0);
     if (failed.length > 0)
       throw new UserInputError(
-        `--executor slurm: a trivial srun failed on ${failed.map((c) => `${c.node} (${c.stderr || `exit ${c.code}`})`).join("; ")}`,
+        `${opt("executor", "slurm")}: a trivial srun failed on ${failed.map((c) => `${c.node} (${c.stderr || `exit ${c.code}`})`).join("; ")}`,
       );
     return nodes;
   } finally {
@@ -216,8 +214,8 @@ export function sbatchArgs(plan: RolloutPlan, s: SlurmSettings, specFile: string
     // Never run a trial twice: a rollout folder is written once; a lost job is retried by us instead.
     "--no-requeue",
     `--job-name=bf-${plan.rolloutName}`,
-    `--comment=${runComment(plan.jobName)}`,
-    `--output=${path.join(plan.jobDir, SLURM_DIR, `${plan.rolloutName}.out`)}`,
+    `--comment=${runComment(plan.run.jobName)}`,
+    `--output=${path.join(plan.job.dir, SLURM_DIR, `${plan.rolloutName}.out`)}`,
     `--chdir=${PROJECT_ROOT}`,
     "--nodes=1",
     "--ntasks=1",
@@ -234,11 +232,10 @@ function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-async function readResult(rolloutDir: string): Promise<RolloutResult | null> {
+/** The result a node left for the host (spec.ts nodeResultFile), or null when there is none yet. */
+async function readNodeResult(plan: RolloutPlan): Promise<RolloutResult | null> {
   try {
-    const parsed = RolloutResult.safeParse(
-      JSON.parse(await fs.readFile(path.join(rolloutDir, RESULT), "utf8")),
-    );
+    const parsed = RolloutResult.safeParse(JSON.parse(await fs.readFile(nodeResultFile(plan), "utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -246,15 +243,15 @@ async function readResult(rolloutDir: string): Promise<RolloutResult | null> {
 }
 
 /**
- * Resolves null once the node has written a finished result.json (not an interrupted one, which a
- * SIGTERM from SLURM leaves and which SLURM's end decides); never resolves after `ended` settles.
+ * Resolves null once the node has left a finished result (not an interrupted one, which a SIGTERM
+ * from SLURM leaves and which SLURM's end decides); never resolves after `ended` settles.
  */
-async function finishedOnNode(rolloutDir: string, ended: Promise<unknown>): Promise<null> {
+async function finishedOnNode(plan: RolloutPlan, ended: Promise<unknown>): Promise<null> {
   let over = false;
   void ended.then(() => {
     over = true;
   });
-  const file = path.join(rolloutDir, RESULT);
+  const file = nodeResultFile(plan);
   while (!over) {
     await sleep(RESULT_POLL_MS);
     if (over) break;
@@ -263,30 +260,18 @@ async function finishedOnNode(rolloutDir: string, ended: Promise<unknown>): Prom
       () => false,
     );
     if (!seen) continue;
-    const written = await readResult(rolloutDir);
+    const written = await readNodeResult(plan);
     if (written && written.error_category !== "interrupted") return null;
   }
   return new Promise<null>(() => {});
 }
 
-function emptyState(category: "infra_error" | "interrupted", message: string): RolloutState {
-  return {
-    sandbox: null,
-    prepared: null,
-    events: [],
-    agentResult: null,
-    error: { category, message },
-    verifier: null,
-    timing: {},
-  };
-}
-
 export interface SlurmExecutor {
-  startTrial(plan: RolloutPlan): Promise<RolloutResult>;
+  startRollout(plan: RolloutPlan): Promise<RolloutResult>;
   /**
    * Resolves once SLURM says every job whose rollout was finished has ended (the node tears its
-   * sandbox down after result.json). Awaited by the run, not by each repeat job: the next job's
-   * trials need not wait for squeue to see the last one go.
+   * sandbox down after its result). Awaited by the run, not by each repeat job: the next job's
+   * rollouts need not wait for squeue to see the last one go.
    */
   settle(): Promise<void>;
 }
@@ -298,116 +283,104 @@ export function retryExclusion(s: SlurmSettings, lostOn: string | undefined, nod
   return [`--exclude=${lostOn}`];
 }
 
+/** What the executor keeps across the run's rollouts. */
+interface ExecutorState {
+  s: SlurmSettings;
+  nodes: number;
+  watcher: JobWatcher;
+  /** A rollout lost to its node (died, preempted, cancelled there) is retried elsewhere when there is an elsewhere. */
+  lostOn: Map<string, string>;
+  tearingDown: Set<Promise<unknown>>;
+}
+
 export function slurmExecutor(s: SlurmSettings, nodes = 1): SlurmExecutor {
-  const watcher = new JobWatcher(s.pollMs ?? 500);
-  // A trial lost to its node (died, preempted, cancelled there) is retried elsewhere when there is an elsewhere.
-  const lostOn = new Map<string, string>();
-  const tearingDown = new Set<Promise<unknown>>();
+  const state: ExecutorState = {
+    s,
+    nodes,
+    watcher: new JobWatcher(s.pollMs ?? 500),
+    lostOn: new Map(),
+    tearingDown: new Set(),
+  };
   return {
     async settle() {
       // Nothing more will be submitted: squeue is asked more often for the few jobs still ending.
-      watcher.hurry();
-      while (tearingDown.size > 0) await Promise.all([...tearingDown]);
+      state.watcher.hurry();
+      while (state.tearingDown.size > 0) await Promise.all([...state.tearingDown]);
     },
-    async startTrial(plan) {
-      const startedAt = new Date();
-      const rolloutDir = path.join(plan.jobDir, plan.rolloutName);
-      const executor: RolloutExecutor = { kind: "slurm", node: null, slurm_job_id: null };
-      // The host's last word: the gateway's usage (hooks.finalize), then where the trial ran.
-      const finish = async (result: RolloutResult): Promise<RolloutResult> => {
-        const finalized = plan.hooks?.finalize ? await plan.hooks.finalize(result) : result;
-        return { ...finalized, executor: { ...executor } };
-      };
-      const failed = async (category: "infra_error" | "interrupted", message: string) =>
-        recordRollout(
-          { ...plan, hooks: { ...plan.hooks, finalize: finish } },
-          emptyState(category, message),
-          rolloutDir,
-          startedAt,
-        );
-      const specFile = await writeSpec(plan);
-      const avoid = retryExclusion(s, plan.replaces ? lostOn.get(plan.replaces) : undefined, nodes);
-      const submitted = await slurm("sbatch", [...sbatchArgs(plan, s, specFile), ...avoid]);
-      const id = submitted.stdout.trim().split(";")[0] ?? "";
-      if (submitted.code !== 0 || !/^\d+$/.test(id))
-        return failed(
-          "infra_error",
-          `sbatch did not take the trial: ${submitted.stderr.trim() || submitted.stdout.trim()}`,
-        );
-      executor.slurm_job_id = id;
-      // The run stopped (Ctrl-C, SIGTERM): its jobs are cancelled, and their trials end as interrupted.
-      let cancelledByUs = false;
-      const stop = () => {
-        cancelledByUs = true;
-        void cancel([id]);
-      };
-      if (plan.signal.aborted) stop();
-      else plan.signal.addEventListener("abort", stop, { once: true });
-      // Whichever comes first: the node's finished result.json (written last), or SLURM's word that the
-      // job ended. The first is the common case and costs a stat a tick instead of squeue's interval.
-      const ended = watcher.wait(id);
-      let end: JobEnd | null;
-      try {
-        end = await Promise.race([ended, finishedOnNode(rolloutDir, ended)]);
-      } finally {
-        plan.signal.removeEventListener("abort", stop);
-      }
-      if (end === null) {
-        // The node still tears its sandbox down: the run (settle) waits for SLURM's word that it ended.
-        const teardown = ended.finally(() => tearingDown.delete(teardown));
-        tearingDown.add(teardown);
-        const done = (await readResult(rolloutDir)) as RolloutResult;
-        executor.node = done.executor?.node ?? null;
-        const result = await finish(done);
-        await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
-          durable: true,
-          floats: new Set(["rewards"]),
-        });
-        return result;
-      }
-      const { state, reason } = end;
-      executor.node = end.node;
-      const written = await readResult(rolloutDir);
-      // A rollout the node finished stands, whatever SLURM says of the job's end (cleanup after it).
-      if (written && written.error_category !== "interrupted") {
-        const result = await finish(written);
-        await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
-          durable: true,
-          floats: new Set(["rewards"]),
-        });
-        return result;
-      }
-      if (cancelledByUs) {
-        if (written) {
-          const result = await finish(written);
-          await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
-            durable: true,
-            floats: new Set(["rewards"]),
-          });
-          return result;
-        }
-        return failed("interrupted", `the run stopped; SLURM job ${id} was cancelled`);
-      }
-      if (executor.node) lostOn.set(plan.rolloutName, executor.node);
-      const where = executor.node ? ` on ${executor.node}` : "";
-      const why = reason && reason !== "None" ? ` (${reason})` : "";
-      const message = `SLURM job ${id} ended ${state}${where}${why} before the trial finished; see ${path.join(plan.jobDir, SLURM_DIR, `${plan.rolloutName}.out`)}`;
-      if (written) {
-        // The node's trial saw SIGTERM from SLURM (scancel, preemption): not the run's interrupt.
-        const result = await finish({
-          ...written,
-          rewards: null,
-          error: message,
-          error_category: "infra_error",
-          outcome: outcomeOf("infra_error", written.verifier_error_category),
-        });
-        await writeJsonAtomic(path.join(rolloutDir, RESULT), result, {
-          durable: true,
-          floats: new Set(["rewards"]),
-        });
-        return result;
-      }
-      return failed("infra_error", message);
-    },
+    startRollout: (plan) => startRollout(state, plan),
   };
+}
+
+/** One rollout as a SLURM job: submitted, waited for, and its result.json written here, once. */
+async function startRollout(x: ExecutorState, plan: RolloutPlan): Promise<RolloutResult> {
+  const startedAt = new Date();
+  const executor: RolloutExecutor = { kind: "slurm", node: null, slurm_job_id: null };
+  // The host's word on the node's result: the gateway's usage, where it ran, and SLURM's end.
+  const complete = async (written: RolloutResult, failure?: { category: "infra_error"; message: string }) => {
+    const usage = (await plan.hooks?.modelUsage?.()) ?? null;
+    const where = { ...executor, node: executor.node ?? written.executor?.node ?? null };
+    const result = completeResult(written, { usage, executor: where, failure });
+    await writeResult(path.join(rolloutDirOf(plan), RESULT), result);
+    return result;
+  };
+  // No result from the node: the rollout's record made here, with what the host knows.
+  const failed = (category: "infra_error" | "interrupted", message: string) =>
+    recordRollout({ ...plan, executor: { ...executor } }, emptyState(category, message), startedAt);
+  const specFile = await writeSpec(plan);
+  const avoid = retryExclusion(x.s, plan.replaces ? x.lostOn.get(plan.replaces) : undefined, x.nodes);
+  const submitted = await slurm("sbatch", [...sbatchArgs(plan, x.s, specFile), ...avoid]);
+  const id = submitted.stdout.trim().split(";")[0] ?? "";
+  if (submitted.code !== 0 || !/^\d+$/.test(id))
+    return failed(
+      "infra_error",
+      `sbatch did not take the trial: ${submitted.stderr.trim() || submitted.stdout.trim()}`,
+    );
+  executor.slurm_job_id = id;
+  const { end, cancelledByUs } = await waitForEnd(x, plan, id);
+  if (end === null) return complete((await readNodeResult(plan)) as RolloutResult);
+  executor.node = end.node;
+  const written = await readNodeResult(plan);
+  // A rollout the node finished stands, whatever SLURM says of the job's end (cleanup after it).
+  if (written && written.error_category !== "interrupted") return complete(written);
+  if (cancelledByUs)
+    return written
+      ? complete(written)
+      : failed("interrupted", `the run stopped; SLURM job ${id} was cancelled`);
+  if (executor.node) x.lostOn.set(plan.rolloutName, executor.node);
+  const where = executor.node ? ` on ${executor.node}` : "";
+  const why = end.reason && end.reason !== "None" ? ` (${end.reason})` : "";
+  const message = `SLURM job ${id} ended ${end.state}${where}${why} before the trial finished; see ${path.join(plan.job.dir, SLURM_DIR, `${plan.rolloutName}.out`)}`;
+  // The node's rollout saw SIGTERM from SLURM (scancel, preemption): not the run's interrupt.
+  return written ? complete(written, { category: "infra_error", message }) : failed("infra_error", message);
+}
+
+/**
+ * Whichever comes first: the node's finished result (written last), or SLURM's word that the job
+ * ended (null: the node finished; its teardown is awaited by settle). The run stopping (Ctrl-C,
+ * SIGTERM) cancels the job, and its rollout ends as interrupted.
+ */
+async function waitForEnd(
+  x: ExecutorState,
+  plan: RolloutPlan,
+  id: string,
+): Promise<{ end: JobEnd | null; cancelledByUs: boolean }> {
+  let cancelledByUs = false;
+  const stop = () => {
+    cancelledByUs = true;
+    void cancel([id]);
+  };
+  if (plan.signal.aborted) stop();
+  else plan.signal.addEventListener("abort", stop, { once: true });
+  const ended = x.watcher.wait(id);
+  let end: JobEnd | null;
+  try {
+    end = await Promise.race([ended, finishedOnNode(plan, ended)]);
+  } finally {
+    plan.signal.removeEventListener("abort", stop);
+  }
+  if (end === null) {
+    const teardown = ended.finally(() => x.tearingDown.delete(teardown));
+    x.tearingDown.add(teardown);
+  }
+  return { end, cancelledByUs };
 }

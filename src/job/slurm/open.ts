@@ -3,6 +3,7 @@
 import { promises as dns } from "node:dns";
 import os from "node:os";
 import { UserInputError } from "../../errors.js";
+import { opt } from "../../options.js";
 import type { RolloutPlan } from "../../rollout/types.js";
 import type { RolloutResult } from "../../schemas/result.js";
 import type { PlannedEvaluation } from "../plan.js";
@@ -11,7 +12,7 @@ import { slurm } from "./commands.js";
 import { checkNodesSeeJobsDir, reapLeftovers, type SlurmSettings, slurmExecutor } from "./executor.js";
 
 export interface OpenSlurm {
-  startTrial(plan: RolloutPlan): Promise<RolloutResult>;
+  startRollout(plan: RolloutPlan): Promise<RolloutResult>;
   /** Waits for the SLURM jobs of finished rollouts to end (their nodes' teardown). */
   settle(): Promise<void>;
   /** The policy with its gateway listening where the nodes reach it. */
@@ -28,11 +29,11 @@ export async function openSlurm(
   const reaped = await reapLeftovers();
   if (reaped.cancelled.length > 0)
     warn(
-      `--executor slurm: cancelled ${reaped.cancelled.length} SLURM job(s) a killed run left behind (${reaped.cancelled.join(", ")})`,
+      `${opt("executor", "slurm")}: cancelled ${reaped.cancelled.length} SLURM job(s) a killed run left behind (${reaped.cancelled.join(", ")})`,
     );
   if (reaped.pending.length > 0)
     warn(
-      `--executor slurm: SLURM job(s) ${reaped.pending.join(", ")} of a killed run were cancelled but have not ended yet (a node down?); they write nothing into this run's rollouts`,
+      `${opt("executor", "slurm")}: SLURM job(s) ${reaped.pending.join(", ")} of a killed run were cancelled but have not ended yet (a node down?); they write nothing into this run's rollouts`,
     );
   const nodes = await checkNodesSeeJobsDir(
     plan.jobsDir,
@@ -44,7 +45,7 @@ export async function openSlurm(
   return {
     nodes,
     gatewayHost,
-    startTrial: executor.startTrial,
+    startRollout: executor.startRollout,
     settle: executor.settle,
     policyFor: (policy) => ({ ...policy, gateway: { ...policy.gateway, host: gatewayHost } }),
   };
@@ -66,7 +67,7 @@ export async function addressTowards(node: string): Promise<string> {
   const found = addr === null ? null : hostAddressFor(addr, Object.values(os.networkInterfaces()).flat());
   if (found) return found;
   throw new UserInputError(
-    `--executor slurm: cannot tell this host's address on node ${node}'s network (NodeAddr ${addrField}); pass --gateway-host with an address the nodes reach`,
+    `${opt("executor", "slurm")}: cannot tell this host's address on node ${node}'s network (NodeAddr ${addrField}); pass ${opt("executor.gatewayHost")} with an address the nodes reach`,
   );
 }
 

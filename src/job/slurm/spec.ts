@@ -1,35 +1,30 @@
-// The one file a SLURM job gets: everything `bench _trial` needs to run one planned trial on a node,
+// The one file a SLURM job gets: everything `bench _trial` needs to run one planned rollout on a node,
 // written by the submitting host into the job folder's `.slurm/` (on the shared filesystem; readers
-// of the jobs folder skip dot-folders). Functions cannot travel, so the gateway's hooks that are
-// functions (usage, witness) stay on the host and are applied to result.json when the job ends.
+// of the jobs folder skip dot-folders). Functions cannot travel: the run's agent and sandbox go by
+// name, and the gateway's hooks that are functions (usage, witness) stay on the host, which completes
+// the node's result with them and writes result.json (rollout/record.ts).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { ModelAccess } from "../../agents/types.js";
-import type { RolloutPlan } from "../../rollout/types.js";
+import type { JobRef, RolloutPlan, RunConfig } from "../../rollout/types.js";
 import type { PolicyEndpoint, SandboxKind } from "../../sandbox/types.js";
+import type { Task } from "../../task/types.js";
 
-/** The plan's plain fields as they are; what is a function or an object there travels by name. */
-type PlainFields =
-  | "task"
-  | "taskDigest"
-  | "jobDir"
-  | "jobName"
-  | "repeatLabel"
-  | "rolloutName"
-  | "attempt"
-  | "replaces"
-  | "model"
-  | "settings"
-  | "agentEnv"
-  | "verifierHardening";
-
-export interface RolloutRunSpec extends Pick<RolloutPlan, PlainFields> {
-  schema_version: 1;
-  /** The agent by its registry name (resolved again on the node). */
-  agent: string;
-  /** Resolved on the submitting host (never `auto`), so one group never mixes sandboxes. */
-  sandbox: SandboxKind;
-  /** This trial's own gateway credential, at the address the nodes reach (--gateway-host). */
+export interface RolloutRunSpec {
+  schema_version: 2;
+  /** The run's configuration, with its agent by registry name and its sandbox by kind. */
+  run: Omit<RunConfig, "agent" | "backend"> & {
+    agent: string;
+    /** Resolved on the submitting host (never `auto`), so one group never mixes sandboxes. */
+    sandbox: SandboxKind;
+  };
+  job: JobRef;
+  task: Task;
+  taskDigest: string;
+  rolloutName: string;
+  attempt: number;
+  replaces: string | null;
+  /** This rollout's own gateway credential, at the address the nodes reach (--gateway-host). */
   modelAccess: ModelAccess | null;
   hostService: { port: number } | null;
   policyEndpoint: PolicyEndpoint | null;
@@ -37,32 +32,40 @@ export interface RolloutRunSpec extends Pick<RolloutPlan, PlainFields> {
 
 export const SLURM_DIR = ".slurm";
 
+/** Where a node leaves the rollout's result for the host (which writes result.json). */
+export function nodeResultFile(plan: Pick<RolloutPlan, "job" | "rolloutName">): string {
+  return path.join(plan.job.dir, SLURM_DIR, `${plan.rolloutName}.result.json`);
+}
+
 export function specOf(plan: RolloutPlan): RolloutRunSpec {
+  // Field by field: the object behind plan.run is the whole run's (job/plan.ts), the policy's key included.
+  const { run } = plan;
   return {
-    schema_version: 1,
+    schema_version: 2,
+    run: {
+      jobName: run.jobName,
+      agent: run.agent.name,
+      model: run.model,
+      sandbox: run.backend.kind,
+      agentEnv: run.agentEnv,
+      verifierHardening: run.verifierHardening,
+      record: run.record,
+    },
+    job: { dir: plan.job.dir, repeat: plan.job.repeat },
     task: plan.task,
     taskDigest: plan.taskDigest,
-    jobDir: plan.jobDir,
-    jobName: plan.jobName,
-    repeatLabel: plan.repeatLabel,
     rolloutName: plan.rolloutName,
     attempt: plan.attempt,
     replaces: plan.replaces,
-    agent: plan.agent.name,
-    model: plan.model,
-    sandbox: plan.backend.kind,
-    settings: plan.settings,
-    agentEnv: plan.agentEnv,
-    ...(plan.verifierHardening ? { verifierHardening: plan.verifierHardening } : {}),
     modelAccess: plan.hooks?.modelAccess ?? null,
     hostService: plan.hooks?.hostService ?? null,
     policyEndpoint: plan.hooks?.policyEndpoint ?? null,
   };
 }
 
-/** Written readable by its owner only: it holds the trial's gateway credential. */
+/** Written readable by its owner only: it holds the rollout's gateway credential. */
 export async function writeSpec(plan: RolloutPlan): Promise<string> {
-  const dir = path.join(plan.jobDir, SLURM_DIR);
+  const dir = path.join(plan.job.dir, SLURM_DIR);
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `${plan.rolloutName}.json`);
   const tmp = `${file}.tmp-${process.pid}`;
@@ -79,7 +82,7 @@ export async function readSpec(file: string): Promise<RolloutRunSpec> {
     throw new Error(`${file}: not a readable trial spec (${(err as Error).message})`);
   }
   const spec = raw as Partial<RolloutRunSpec>;
-  if (spec.schema_version !== 1 || !spec.task || !spec.rolloutName || !spec.jobDir)
-    throw new Error(`${file}: not a trial spec written by this version of bench (schema_version 1)`);
+  if (spec.schema_version !== 2 || !spec.task || !spec.rolloutName || !spec.job?.dir || !spec.run)
+    throw new Error(`${file}: not a trial spec written by this version of bench (schema_version 2)`);
   return spec as RolloutRunSpec;
 }

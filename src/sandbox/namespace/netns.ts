@@ -25,13 +25,6 @@ export function networkFix(): string {
   return `install slirp4netns (apt-get install slirp4netns), or use ${opt("sandbox", "container")}, or give the task network_mode = "no-network"`;
 }
 
-/**
- * The same words as a constant, for job/plan.ts until it calls networkFix(): a constant is made at
- * import, before the command names its flags, so it cannot name the option; it stays as it was.
- */
-export const NETWORK_FIX =
-  'install slirp4netns (apt-get install slirp4netns), or use --sandbox container, or give the task network_mode = "no-network"';
-
 /** Why network-on sandboxes cannot be made here, or null. */
 export async function networkUnavailableReason(): Promise<string | null> {
   const missing = [];

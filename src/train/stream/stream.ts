@@ -13,7 +13,7 @@ import {
   settleGroup,
 } from "../../jobs-dir/groups/groups.js";
 import { assertFolder, RESULT, type Rollout } from "../../jobs-dir/index.js";
-import { checkOptionKeys, opt } from "../../options.js";
+import { checkOptionKeys, opt, phrase } from "../../options.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { type StreamEnd, StreamTally } from "./end.js";
@@ -121,7 +121,7 @@ async function checkPath(input: string, follow: boolean, warn: ((m: string) => v
   if (!follow) await assertFolder(input);
   else if (!stat)
     warn?.(
-      `${input} does not exist yet: waiting for a run to make it (Ctrl-C stops; ${opt("follow: false")} scans once and ${opt("throws")} on a missing path)`,
+      `${input} does not exist yet: waiting for a run to make it (Ctrl-C stops; ${phrase("follow: false", "follow: false")} scans once and ${phrase("throws", "throws")} on a missing path)`,
     );
 }
 
