@@ -86,7 +86,7 @@ async function healthOf(dirs: readonly string[]): Promise<SourceHealth> {
   return h;
 }
 
-/** The rollouts convert reads under a path: each trial's final attempt (a retried one is not a row). */
+/** The rollouts convert reads under a path: each rollout's final attempt (a retried one is not a row). */
 async function finalRollouts(sourceJobs: string): Promise<string[]> {
   const scan = await scanRollouts(sourceJobs);
   return scan.rollouts.filter((r) => !r.replaced).map((r) => r.dir);
