@@ -37,13 +37,17 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   "policy.firstByteTimeoutSec": "--endpoint-first-byte-timeout",
   "policy.idleTimeoutSec": "--endpoint-idle-timeout",
   "policy.seed": "--seed",
+  requireLlmTrajectory: "--require-llm-trajectory",
   retryAttempts: "--retry-attempts",
   rewardVector: "--reward-vector",
   rowMode: "--row-mode",
   sandbox: "--sandbox",
   skillMode: "--skill-mode",
   skillsDir: "--skills-dir",
+  sourceCanonicalSelection: "--source-canonical-selection",
+  sourceJobs: "--source-jobs",
   subagentRows: "--subagent-rows",
+  taskManifest: "--task-manifest",
   "timeoutMultipliers.agent": "--agent-timeout-multiplier",
   "timeoutMultipliers.all": "--timeout-multiplier",
   "timeoutMultipliers.build": "--environment-build-timeout-multiplier",
@@ -65,6 +69,7 @@ const PHRASES: Readonly<Record<string, string>> = {
   throws: "exits 2",
   "policy.apiKey or its variable": "--api-key (or BENCHFLOW_PROVIDER_API_KEY)",
   "policy.seed of a run": "bench run --seed",
+  "the run's jobName": "bench run --job-name",
 };
 
 export function flagOf(ref: OptionRef): string | undefined {
