@@ -1,10 +1,8 @@
 // What a rollout's model calls say, for the group rules (a rollout that never reached the model
 // withholds its group) and for the readers that show them: how many, how many got an answer, and
-// the policy versions they name. Read from trajectory/llm_trajectory.jsonl once a reader needs it.
-import path from "node:path";
-import { type Exchange, isSuccessful, policyVersions, readExchanges } from "./exchange.js";
-import { TRAJECTORY } from "./layout.js";
-import type { Rollout } from "./rollout.js";
+// the policy versions they name. A Rollout carries them once a reader read its calls (withCalls in
+// rollout.ts, which reads trajectory/llm_trajectory.jsonl).
+import { type Exchange, isSuccessful, policyVersions } from "./exchange.js";
 
 export interface CallFacts {
   /** Model calls recorded; 0 when the rollout has no llm_trajectory.jsonl. */
@@ -27,20 +25,4 @@ export function callFactsOf(exchanges: readonly Exchange[] | undefined): CallFac
     policyVersions: policyVersions(exchanges),
     problem: null,
   };
-}
-
-/** The rollout's calls read and parsed; a line that does not parse throws (DataError). */
-export function readRolloutExchanges(
-  r: Pick<Rollout, "dir" | "displayDir">,
-): Promise<Exchange[] | undefined> {
-  return readExchanges(path.join(r.dir, TRAJECTORY), path.join(r.displayDir, TRAJECTORY));
-}
-
-/** The rollout with its call facts; a broken file is a fact (`problem`), not a failure. */
-export async function withCalls(r: Rollout): Promise<Rollout> {
-  try {
-    return { ...r, calls: callFactsOf(await readRolloutExchanges(r)) };
-  } catch (err) {
-    return { ...r, calls: { ...callFactsOf(undefined), recorded: true, problem: (err as Error).message } };
-  }
 }

@@ -3,7 +3,7 @@
 //   layout       file names and folder patterns
 //   discover     job folders and rollout folders under a path
 //   job          a job folder as readers name it (Job: id, repeat, plan)
-//   rollout      the Rollout record: one rollout folder, read once
+//   rollout      the Rollout record: one rollout folder, read once; its calls when a reader asks
 //   result-file  result.json and replaced.json
 //   outcome      how a rollout ended (Outcome), derived one way
 //   attempts     the one final-attempt rule (settleAttempts)
@@ -25,7 +25,7 @@ export {
   settleAttempts,
   supersededIn,
 } from "./attempts.js";
-export { type CallFacts, callFactsOf, readRolloutExchanges, withCalls } from "./calls.js";
+export { type CallFacts, callFactsOf } from "./calls.js";
 export { readRolloutConfig } from "./config.js";
 export {
   discoverJobs,
@@ -71,7 +71,9 @@ export {
   type ReadContext,
   type Rollout,
   readRollout,
+  readRolloutExchanges,
   rewardsField,
+  withCalls,
 } from "./rollout.js";
 export {
   assertFolder,

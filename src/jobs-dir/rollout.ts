@@ -5,14 +5,15 @@
 // config.json, else from the folder name.
 //
 // The record is small (a few hundred bytes): the viewer keeps 10,000 of them. What is not here is
-// read from the folder when asked for (readResult, readExchanges, readRolloutConfig).
+// read from the folder when asked for (readResult, readRolloutExchanges or withCalls, readRolloutConfig).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { AgentResult, EvaluationPlan, RolloutExecutor, RolloutResult } from "../schemas/result.js";
-import type { CallFacts } from "./calls.js";
+import { type CallFacts, callFactsOf } from "./calls.js";
+import { type Exchange, readExchanges } from "./exchange.js";
 import { type Inferred, inferResult } from "./infer.js";
 import type { Job } from "./job.js";
-import { CONFIG, groupAttemptOf, taskOfRolloutName } from "./layout.js";
+import { CONFIG, groupAttemptOf, TRAJECTORY, taskOfRolloutName } from "./layout.js";
 import { type Outcome, outcomeOfResult, rewardOf } from "./outcome.js";
 import {
   type Replaced,
@@ -191,4 +192,20 @@ export function numericRewards(r: Pick<Rollout, "reward" | "rewards">): Record<s
 export function rewardsField(r: Pick<Rollout, "reward" | "rewards">): { rewards?: Record<string, number> } {
   const rewards = numericRewards(r);
   return rewards ? { rewards } : {};
+}
+
+/** The rollout's calls read and parsed; a line that does not parse throws (DataError). */
+export function readRolloutExchanges(
+  r: Pick<Rollout, "dir" | "displayDir">,
+): Promise<Exchange[] | undefined> {
+  return readExchanges(path.join(r.dir, TRAJECTORY), path.join(r.displayDir, TRAJECTORY));
+}
+
+/** The rollout with its call facts; a broken file is a fact (`problem`), not a failure. */
+export async function withCalls(r: Rollout): Promise<Rollout> {
+  try {
+    return { ...r, calls: callFactsOf(await readRolloutExchanges(r)) };
+  } catch (err) {
+    return { ...r, calls: { ...callFactsOf(undefined), recorded: true, problem: (err as Error).message } };
+  }
 }
