@@ -8,6 +8,7 @@
 //   outcome      how a rollout ended (Outcome), derived one way
 //   attempts     the one final-attempt rule (settleAttempts)
 //   scan         a tree read job by job (scanJobs, scanRollouts)
+//   selection    the rollouts a canonical-selection.json selects, and a scan of only those
 //   calls        what a rollout's model calls say (CallFacts)
 //   load-job     loadJob: the library's reader
 //   infer        filling what upstream's result.json leaves out
@@ -85,3 +86,9 @@ export {
   scanJobs,
   scanRollouts,
 } from "./scan.js";
+export {
+  type CanonicalSelection,
+  readCanonicalSelection,
+  readSelectionList,
+  restrictScan,
+} from "./selection.js";

@@ -6,10 +6,16 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { RESULT, readObject, scanRollouts, TRAJECTORY } from "../../jobs-dir/index.js";
+import {
+  RESULT,
+  readCanonicalSelection,
+  readObject,
+  readSelectionList,
+  scanRollouts,
+  TRAJECTORY,
+} from "../../jobs-dir/index.js";
 import { opt } from "../../options.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
-import { readCanonicalSelection, readSelectionList } from "../convert/selection.js";
 
 export interface SourceHealth {
   total_rows: number;
