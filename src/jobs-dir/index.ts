@@ -15,8 +15,10 @@
 //   job-files    plan, summary (not_started, stopped), lock, job state
 //   config       a rollout's config.json (older camelCase policy keys read as today's)
 //   exchange     one recorded model call: a line of trajectory/llm_trajectory.jsonl
+//   call-purpose what a call was for when its recorder did not say (exchange's callPurposeOf)
 //   groups/      group keys, the seed's withholding rules, advantages (the trainer's and the viewer's)
 //   conversation/ a recorded call, in any dialect, as chat messages with its tool calls
+//   testing/     job and rollout folders written for tests (not exported)
 export {
   type AttemptFields,
   compareAttempts,
