@@ -1,4 +1,4 @@
-// The agent CLIs' start time per trial: from sandbox ready to the agent's first model call
+// The agent CLIs' start time per rollout: from sandbox ready to the agent's first model call
 // (timing.json agent_start), for hello in the container sandbox (the namespace sandbox when no
 // engine answers), next to the same CLI started directly on the host with no sandbox. Target: < 2 s.
 // Also the one-time bundle install per agent version.
@@ -19,7 +19,7 @@ import { type BenchRow, median } from "./report.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TASK = path.join(REPO, "examples/tasks/hello");
-const TRIALS = 3;
+const REPEATS = 3;
 const DIRECT_RUNS = 3;
 const TARGET_SEC = 2;
 
@@ -111,7 +111,7 @@ export async function benchAgents(): Promise<BenchRow[]> {
           tasks: TASK,
           agent: def.name,
           model: "vllm/scripted",
-          trials: TRIALS,
+          trials: REPEATS,
           sandbox,
           jobsDir: path.join(scratch, "jobs"),
           retryAttempts: 0,

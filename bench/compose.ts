@@ -1,8 +1,8 @@
-// A two-service compose trial's start-up against the same containers started by hand on the engine:
+// A two-service compose rollout's start-up against the same containers started by hand on the engine:
 // ours is backend.create (network, sidecar built beforehand and healthy, main set up and ready)
 // then stop(); the baseline makes the network, creates both containers, starts the sidecar, runs
 // the same health probe until it passes, starts main (depends_on: service_healthy), then removes
-// all. Medians over several trials, alternated; target at most 1.3x the direct calls.
+// all. Medians over several runs of each, alternated; target at most 1.3x the direct calls.
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,7 +19,7 @@ import { type BenchRow, median } from "./report.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURE = path.join(REPO, "test/fixtures/tasks/compose-sidecar");
-const TRIALS = 7;
+const RUNS = 7;
 /** The probe's cadence, shorter than the fixture's 1s so the machinery's own cost shows. */
 const INTERVAL_MS = 100;
 
@@ -102,7 +102,7 @@ export async function benchCompose(): Promise<BenchRow[]> {
     const directMs: number[] = [];
     await ours();
     await direct(engine, mainImage, apiImage, probe, 0);
-    for (let i = 1; i <= TRIALS; i++) {
+    for (let i = 1; i <= RUNS; i++) {
       oursMs.push(await timed(ours));
       directMs.push(await timed(() => direct(engine, mainImage, apiImage, probe, i)));
     }

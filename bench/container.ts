@@ -1,5 +1,5 @@
-// The container sandbox's cost per trial against the same work done with the engine directly:
-// create, start, the same copies in and out, two execs, remove (medians over 10 trials, the image
+// The container sandbox's cost per rollout against the same work done with the engine directly:
+// create, start, the same copies in and out, two execs, remove (medians over 10 runs of each, the image
 // built beforehand). Target: at most 1.3x the direct engine calls.
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -16,7 +16,7 @@ import { type BenchRow, median } from "./report.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TASK = path.join(REPO, "examples/tasks/hello");
-const TRIALS = 10;
+const RUNS = 10;
 const EXECS = [
   "bash /solution/solve.sh",
   "mkdir -p /logs/verifier; bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1",
@@ -88,7 +88,7 @@ export async function benchContainer(): Promise<BenchRow[]> {
     // One warm-up of each, then alternate so drift on a noisy machine hits both alike.
     await ours(backend, task, path.join(scratch, "warm"));
     await direct(engine, image, task, scratch);
-    for (let i = 0; i < TRIALS; i++) {
+    for (let i = 0; i < RUNS; i++) {
       oursMs.push(await timed(() => ours(backend, task, path.join(scratch, `t${i}`))));
       directMs.push(await timed(() => direct(engine, image, task, scratch)));
     }

@@ -1,5 +1,5 @@
-// What verifier hardening and a separate verifier add to one trial, next to the same trial with
-// neither (hardening off, shared verifier), in the same run: medians over sequential trials, on
+// What verifier hardening and a separate verifier add to one rollout, next to the same rollout with
+// neither (hardening off, shared verifier), in the same run: medians over sequential rollouts, on
 // the namespace sandbox and, where an engine answers, the container sandbox.
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -32,7 +32,7 @@ async function realisticTask(dir: string): Promise<string> {
 
 type Mode = "bare" | "hardened" | "separate";
 
-async function perTrialMs(
+async function perRolloutMs(
   task: string,
   jobs: string,
   sandbox: "namespace" | "container",
@@ -63,10 +63,10 @@ async function rowsFor(
   jobs: string,
   n: number,
 ): Promise<BenchRow[]> {
-  await perTrialMs(task, jobs, sandbox, "bare", 1); // warm: the image is built once, outside the timing
-  const bare = await perTrialMs(task, jobs, sandbox, "bare", n);
-  const hardened = await perTrialMs(task, jobs, sandbox, "hardened", n);
-  const separate = await perTrialMs(task, jobs, sandbox, "separate", n);
+  await perRolloutMs(task, jobs, sandbox, "bare", 1); // warm: the image is built once, outside the timing
+  const bare = await perRolloutMs(task, jobs, sandbox, "bare", n);
+  const hardened = await perRolloutMs(task, jobs, sandbox, "hardened", n);
+  const separate = await perRolloutMs(task, jobs, sandbox, "separate", n);
   const base = `no hardening, shared verifier (${sandbox})`;
   return [
     {

@@ -1,4 +1,4 @@
-// bench run's cost per trial against the same scripts run straight under bwrap, and throughput
+// bench run's cost per rollout against the same scripts run straight under bwrap, and throughput
 // of one job over 200 copies of a trivial task at -j 8.
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
@@ -19,7 +19,7 @@ function run(argv: string[]): Promise<number | null> {
 }
 
 /** The baseline: the oracle's and the verifier's scripts, each in a fresh bwrap, nothing else. */
-async function bareTrial(scratch: string): Promise<void> {
+async function bareRollout(scratch: string): Promise<void> {
   const app = path.join(scratch, "app");
   const logs = path.join(scratch, "logs");
   await fs.mkdir(app, { recursive: true });
@@ -90,7 +90,7 @@ export async function benchRun(): Promise<BenchRow[]> {
     const bare: number[] = [];
     for (let rep = 0; rep < 3; rep++) {
       const t0 = performance.now();
-      for (let i = 0; i < n; i++) await bareTrial(path.join(root, `bare-${rep}-${i}`));
+      for (let i = 0; i < n; i++) await bareRollout(path.join(root, `bare-${rep}-${i}`));
       bare.push((performance.now() - t0) / n);
       ours.push((await timeBench(tasks50, path.join(root, `jobs-seq-${rep}`), 1)) / n);
     }
@@ -98,16 +98,16 @@ export async function benchRun(): Promise<BenchRow[]> {
     const rates: number[] = [];
     for (let rep = 0; rep < 3; rep++)
       rates.push(200 / ((await timeBench(tasks200, path.join(root, `jobs-par-${rep}`), 8)) / 1000));
-    const perTrial = median(ours);
-    const bareTrialMs = median(bare);
-    const overhead = perTrial - bareTrialMs;
+    const perRollout = median(ours);
+    const bareRolloutMs = median(bare);
+    const overhead = perRollout - bareRolloutMs;
     const rate = median(rates);
     return [
       {
         name: "oracle trial on a trivial task, bench run (-j 1, 50 trials)",
-        value: perTrial,
+        value: perRollout,
         unit: "ms",
-        baseline: bareTrialMs,
+        baseline: bareRolloutMs,
         baselineName: "same scripts under bare bwrap",
       },
       {

@@ -1,6 +1,6 @@
 // A group of 8 rollouts of one task at --parallel-jobs 8 next to --parallel-jobs 1 (the seed's
-// default, one repeat job after another) and next to one trial alone, on a task whose oracle sleeps
-// 5 s, in the namespace sandbox. Target: the group at most 1.5x one trial.
+// default, one repeat job after another) and next to one rollout alone, on a task whose oracle sleeps
+// 5 s, in the namespace sandbox. Target: the group at most 1.5x one rollout.
 import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -24,7 +24,7 @@ function slurmAnswers(): boolean {
 async function wallMs(
   task: string,
   jobsDir: string,
-  trials: number,
+  repeats: number,
   parallelJobs: number,
   executor?: ExecutorSetting,
   Eval: typeof Evaluation = Evaluation,
@@ -33,7 +33,7 @@ async function wallMs(
   const result = await new Eval({
     tasks: task,
     agent: "oracle",
-    trials,
+    trials: repeats,
     parallelJobs,
     concurrency: 1,
     jobsDir,
@@ -41,23 +41,23 @@ async function wallMs(
     ...(executor ? { executor } : {}),
   }).run();
   const ms = performance.now() - t0;
-  if (result.results.length !== trials || result.results.some((r) => r.rewards?.reward !== 1))
+  if (result.results.length !== repeats || result.results.some((r) => r.rewards?.reward !== 1))
     throw new Error(
-      `bench: the group of ${trials} at --parallel-jobs ${parallelJobs} did not score 1.0 each`,
+      `bench: the group of ${repeats} at --parallel-jobs ${parallelJobs} did not score 1.0 each`,
     );
   return ms;
 }
 
 /**
- * --executor slurm on the local cluster of scripts/setup-slurm.sh. The time one more trial costs:
- * (wall of 6 trials one after another - wall of 1) / 5, which leaves out what a run pays once (the
+ * --executor slurm on the local cluster of scripts/setup-slurm.sh. The time one more rollout costs:
+ * (wall of 6 rollouts one after another - wall of 1) / 5, which leaves out what a run pays once (the
  * start check's srun on each node), next to the same on the local executor; the start itself is its
- * own row. Five trials make the mean: SLURM's scheduling pass (once a second, whenever the sbatch
- * came) makes each trial's cost vary by up to 1 s. And the group of 8 at --parallel-jobs 8 placed by SLURM next to one trial there.
+ * own row. Five rollouts make the mean: SLURM's scheduling pass (once a second, whenever the sbatch
+ * came) makes each rollout's cost vary by up to 1 s. And the group of 8 at --parallel-jobs 8 placed by SLURM next to one rollout there.
  */
 async function benchSlurm(): Promise<BenchRow[]> {
   // The built package (what npm installs), so a node starts plain node on built code as a user's does;
-  // from a checkout under tsx each node compiles the trial's code first (docs/run-on-a-cluster.md).
+  // from a checkout under tsx each node compiles the rollout's code first (docs/run-on-a-cluster.md).
   execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: REPO, stdio: "inherit" });
   const built = (await import(pathToFileURL(path.join(REPO, "dist/job/evaluation.js")).href)) as {
     Evaluation: typeof Evaluation;
@@ -68,8 +68,8 @@ async function benchSlurm(): Promise<BenchRow[]> {
     const task = path.join(await slowHelloTasks(path.join(scratch, "tasks"), ["sleepy"], 5), "sleepy");
     const slurm: ExecutorSetting = { kind: "slurm", partition: "main" };
     let n = 0;
-    const run = (trials: number, parallelJobs: number, executor?: ExecutorSetting) =>
-      wallMs(task, path.join(scratch, `run-${n++}`), trials, parallelJobs, executor, built.Evaluation);
+    const run = (repeats: number, parallelJobs: number, executor?: ExecutorSetting) =>
+      wallMs(task, path.join(scratch, `run-${n++}`), repeats, parallelJobs, executor, built.Evaluation);
     const localOne = await run(1, 1);
     const localSix = await run(6, 1);
     const slurmOne = await run(1, 1, slurm);

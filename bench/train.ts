@@ -1,4 +1,4 @@
-// bench train: convert 10,000 rollouts of 20 model calls (four trial jobs of 2,500 tasks, grouped
+// bench train: convert 10,000 rollouts of 20 model calls (four repeat jobs of 2,500 tasks, grouped
 // by task,agent,model) next to merely reading and parsing the same files, each in its own process
 // so peak memory is its own; peak memory again on a quarter of the rollouts (flat = the same); and
 // the stream's delay from a result.json landing to its record, against a separate writer process.
@@ -17,7 +17,7 @@ import { type BenchRow, median, percentile } from "./report.js";
 
 const HERE = fileURLToPath(import.meta.url);
 const FAKE_RUN = path.join(path.dirname(HERE), "..", "src", "train", "testing", "fake-run.ts");
-const TRIALS = 4;
+const REPEATS = 4;
 const TASKS = 2500;
 const CALLS = 20;
 const GROUP_BY = "task,agent,model";
@@ -25,7 +25,7 @@ const GROUP_BY = "task,agent,model";
 function generate(root: string): void {
   const text = `${trajectoryLines({ task: "bench", model: "vllm/policy", calls: Array.from({ length: CALLS }, () => ({})), wire: "openai-chat" }).join("\n")}\n`;
   const tasks = Array.from({ length: TASKS }, (_, i) => `task-${String(i).padStart(5, "0")}`);
-  for (let t = 1; t <= TRIALS; t++) {
+  for (let t = 1; t <= REPEATS; t++) {
     const job = {
       dir: path.join(root, "bench-agent", `trial-0${t}`, "job"),
       agent: "bench-agent",
@@ -129,7 +129,7 @@ export async function benchTrain(): Promise<BenchRow[]> {
     const ratio = convert.seconds / read.seconds;
     return [
       {
-        name: `convert ${TRIALS * TASKS} rollouts x ${CALLS} calls (grpo)`,
+        name: `convert ${REPEATS * TASKS} rollouts x ${CALLS} calls (grpo)`,
         value: convert.seconds,
         unit: "s",
         baseline: read.seconds,
@@ -139,7 +139,7 @@ export async function benchTrain(): Promise<BenchRow[]> {
       },
       { name: "convert rows per second", value: convert.rows / convert.seconds, unit: "rows/s" },
       {
-        name: `convert peak memory, ${TRIALS * TASKS} rollouts`,
+        name: `convert peak memory, ${REPEATS * TASKS} rollouts`,
         value: convert.maxRssMb,
         unit: "MB",
         baseline: small.maxRssMb,

@@ -15,12 +15,12 @@ import { reportFromChild } from "./child.js";
 import { type BenchRow, median } from "./report.js";
 
 const HERE = fileURLToPath(import.meta.url);
-const TRIALS = 8;
+const REPEATS = 8;
 const SIZES = [1000, 10000];
 
 function generate(root: string, rollouts: number): void {
-  const tasks = Array.from({ length: rollouts / TRIALS }, (_, i) => `task-${String(i).padStart(5, "0")}`);
-  for (let t = 1; t <= TRIALS; t++) {
+  const tasks = Array.from({ length: rollouts / REPEATS }, (_, i) => `task-${String(i).padStart(5, "0")}`);
+  for (let t = 1; t <= REPEATS; t++) {
     const job = {
       dir: path.join(root, "bench-agent", `trial-0${t}`, "job"),
       agent: "bench-agent",

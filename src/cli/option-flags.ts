@@ -39,13 +39,17 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   "policy.firstByteTimeoutSec": "--endpoint-first-byte-timeout",
   "policy.idleTimeoutSec": "--endpoint-idle-timeout",
   "policy.seed": "--seed",
+  requireLlmTrajectory: "--require-llm-trajectory",
   retryAttempts: "--retry-attempts",
   rewardVector: "--reward-vector",
   rowMode: "--row-mode",
   sandbox: "--sandbox",
   skillMode: "--skill-mode",
   skillsDir: "--skills-dir",
+  sourceCanonicalSelection: "--source-canonical-selection",
+  sourceJobs: "--source-jobs",
   subagentRows: "--subagent-rows",
+  taskManifest: "--task-manifest",
   "timeoutMultipliers.agent": "--agent-timeout-multiplier",
   "timeoutMultipliers.all": "--timeout-multiplier",
   "timeoutMultipliers.build": "--environment-build-timeout-multiplier",
@@ -73,6 +77,7 @@ export const PHRASES: Readonly<Record<string, (value: string | undefined) => str
   "policy.baseUrl given": () => "baseUrl (--base-url)",
   "policy.captureTokens given": () => "captureTokens (--capture-tokens)",
   "executor.sbatchArgs excluding": (v) => `--slurm-sbatch-arg=--exclude=${v}`,
+  "the run's jobName": () => "bench run --job-name",
 };
 
 export function flagOf(ref: OptionRef): string | undefined {

@@ -1,5 +1,5 @@
 // A rollout's config.json, read: the settings it ran with. Folders written before issue 16 held
-// camelCase keys in the policy record; they read as today's (schemas/trial-config.ts).
+// camelCase keys in the policy record; they read as today's (schemas/rollout-config.ts).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { DataError } from "../errors.js";

@@ -55,7 +55,7 @@ export function parsePythonJson(text: string): unknown {
   }
 }
 
-/** TrialResult, except that `agent` may be unknown: only an inferred result has a null agent. */
+/** RolloutResult, except that `agent` may be unknown: only an inferred result has a null agent. */
 const InferredRolloutResult = RolloutResult.extend({ agent: z.string().nullable() });
 /** The fields every reader keys on: filled above, never left out. */
 const KEY_FIELDS = new Set(["task_name", "rollout_name", "agent", "model", "rewards"]);

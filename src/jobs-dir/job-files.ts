@@ -48,7 +48,7 @@ export async function readPlan(jobDir: string): Promise<PlanFacts | null> {
   };
 }
 
-/** Why a run stopped starting trials (summary.json `stopped`). */
+/** Why a run stopped starting rollouts (summary.json `stopped`). */
 export interface RunStop {
   reason: string;
   message: string;
@@ -58,9 +58,9 @@ export interface RunStop {
 export interface SummaryFacts {
   /** The whole summary when it is ours (upstream's lacks fields we write). */
   summary: JobSummary | null;
-  /** Planned trials the run never started. */
+  /** Planned rollouts the run never started. */
   notStarted: number;
-  /** Set when the run stopped starting trials: the endpoint kept failing, or a configuration error. */
+  /** Set when the run stopped starting rollouts: the endpoint kept failing, or a configuration error. */
   stopped: RunStop | null;
 }
 

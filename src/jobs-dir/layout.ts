@@ -33,13 +33,13 @@ const ROLLOUT_NAME = /^(.+)__[0-9a-f]{8}$/;
 /** Upstream's `bf.rollout_group` names attempt K of member NN of a group `<task>__<group_id>-rNN-aK`. */
 const GROUP_ATTEMPT_NAME = /^(.+)__(.+)-r(\d+)-a(\d+)$/;
 /** The repeat a job belongs to: `trial-01`, `trial-02`, ... (at least two digits). */
-const TRIAL_DIR = /^trial-\d+$/;
+const REPEAT_DIR = /^trial-\d+$/;
 
 export function isRolloutName(name: string): boolean {
   return ROLLOUT_NAME.test(name);
 }
 
-/** A rollout_group attempt: its member (`<group_id>-rNN`, one trial) and its attempt number K. */
+/** A rollout_group attempt: its member (`<group_id>-rNN`, one rollout) and its attempt number K. */
 export function groupAttemptOf(name: string): { member: string; attempt: number } | null {
   const m = GROUP_ATTEMPT_NAME.exec(name);
   if (!m) return null;
@@ -47,7 +47,7 @@ export function groupAttemptOf(name: string): { member: string; attempt: number 
 }
 
 function isRepeatDir(name: string): boolean {
-  return TRIAL_DIR.test(name);
+  return REPEAT_DIR.test(name);
 }
 
 /** `trial-01` when the job folder sits in a trial-NN folder, else null. */

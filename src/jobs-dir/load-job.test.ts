@@ -1,5 +1,5 @@
 // loadJob's counts: final attempts per outcome category (replaced attempts count in none), and the
-// planned trials a stopped run never started, from each job's summary.json.
+// planned rollouts a stopped run never started, from each job's summary.json.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";

@@ -68,18 +68,18 @@ export async function loadJob(dir: string, options: LoadJobOptions = {}): Promis
     throw new UserInputError(`job folder ${dir} does not exist`);
   // Results are read whole, as resume reads them: a result that lacks our fields is cut short.
   const scan = await scanFound(root, dir, { infer: false });
-  const trials: Rollout[] = [];
+  const rollouts: Rollout[] = [];
   const counts = emptyCounts();
   const stopped: LoadedJob["stopped"] = [];
-  for await (const { job, rollouts } of scan.eachJob()) {
-    for (const r of rollouts) {
+  for await (const { job, rollouts: ofJob } of scan.eachJob()) {
+    for (const r of ofJob) {
       if (r.replaced && options.attempts !== "all") continue;
-      trials.push(r);
+      rollouts.push(r);
       if (!r.replaced) count(counts, r);
     }
     const summary = await readSummary(job.dir);
     counts.notStarted += summary?.notStarted ?? 0;
     if (summary?.stopped) stopped.push({ jobDir: job.dir, ...summary.stopped });
   }
-  return { jobDirs: scan.jobs.map((j) => j.dir), trials, counts, stopped };
+  return { jobDirs: scan.jobs.map((j) => j.dir), trials: rollouts, counts, stopped };
 }

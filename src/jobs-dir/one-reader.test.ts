@@ -16,7 +16,7 @@ import { tmp } from "./testing/tmp.js";
 /** What every reader says is the final attempt of `task` and its outcome. */
 async function verdicts(jobDir: string, task: string) {
   const loaded = (await loadJob(jobDir)).trials.filter((t) => t.task === task);
-  assert.equal(loaded.length, 1, "loadJob lists one final attempt per trial");
+  assert.equal(loaded.length, 1, "loadJob lists one final attempt per rollout");
   const resumed = finalAttempt((await scanAttempts(jobDir)).get(task) ?? []);
   const streamed: StreamRecord[] = [];
   for await (const r of streamRollouts(jobDir, { follow: false })) if (r.task === task) streamed.push(r);
@@ -114,7 +114,7 @@ describe("one reader of the jobs directory", () => {
     assert.deepEqual(v.convertRetried, ["t__0000000a"]);
   });
 
-  it("an attempt cut short is final when it is the newest, and resume runs the trial again", async () => {
+  it("an attempt cut short is final when it is the newest, and resume runs the rollout again", async () => {
     const { dir } = job([
       { task: "t", hex: "0000000a", attempt: 1, reward: null, error: "interrupted" },
       { task: "t", hex: "0000000b", result: "missing" },

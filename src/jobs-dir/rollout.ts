@@ -5,14 +5,16 @@
 // config.json, else from the folder name.
 //
 // The record is small (a few hundred bytes): the viewer keeps 10,000 of them. What is not here is
-// read from the folder when asked for (readResult, readExchanges, readRolloutConfig).
+// read from the folder when asked for (readResult, readRolloutExchanges or withCalls, readRolloutConfig).
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { AgentResult, RolloutExecutor, RolloutResult } from "../schemas/result.js";
+import { type CallFacts, callFactsOf } from "./calls.js";
+import { type Exchange, readExchanges } from "./exchange.js";
 import { type Inferred, inferResult } from "./infer.js";
 import type { Job } from "./job.js";
 import type { PlanFacts } from "./job-files.js";
-import { CONFIG, groupAttemptOf, taskOfRolloutName } from "./layout.js";
+import { CONFIG, groupAttemptOf, TRAJECTORY, taskOfRolloutName } from "./layout.js";
 import { type Outcome, outcomeOfResult, rewardOf } from "./outcome.js";
 import {
   type Replaced,
@@ -22,20 +24,6 @@ import {
   readReplaced,
   readResultFile,
 } from "./result-file.js";
-
-/** What a rollout's model calls say (calls.ts reads them): for the group rules and the readers that show them. */
-export interface CallFacts {
-  /** Model calls recorded; 0 when the rollout has no llm_trajectory.jsonl. */
-  total: number;
-  /** Calls that reached the model and got an answer (exchange.ts isSuccessful). */
-  ok: number;
-  /** Whether llm_trajectory.jsonl exists (an oracle or nop rollout has none). */
-  recorded: boolean;
-  /** Every policy version the calls name, sorted. */
-  policyVersions: string[];
-  /** A broken llm_trajectory.jsonl (a line cut short while a run writes it); the counts are then 0. */
-  problem: string | null;
-}
 
 export interface Rollout {
   /** The folder's name: `<task>__<8 hex>` as bench run and upstream write it. */
@@ -205,4 +193,20 @@ export function numericRewards(r: Pick<Rollout, "reward" | "rewards">): Record<s
 export function rewardsField(r: Pick<Rollout, "reward" | "rewards">): { rewards?: Record<string, number> } {
   const rewards = numericRewards(r);
   return rewards ? { rewards } : {};
+}
+
+/** The rollout's calls read and parsed; a line that does not parse throws (DataError). */
+export function readRolloutExchanges(
+  r: Pick<Rollout, "dir" | "displayDir">,
+): Promise<Exchange[] | undefined> {
+  return readExchanges(path.join(r.dir, TRAJECTORY), path.join(r.displayDir, TRAJECTORY));
+}
+
+/** The rollout with its call facts; a broken file is a fact (`problem`), not a failure. */
+export async function withCalls(r: Rollout): Promise<Rollout> {
+  try {
+    return { ...r, calls: callFactsOf(await readRolloutExchanges(r)) };
+  } catch (err) {
+    return { ...r, calls: { ...callFactsOf(undefined), recorded: true, problem: (err as Error).message } };
+  }
 }

@@ -10,7 +10,7 @@ export const Rewards = z.object({ reward: z.number() }).catchall(z.unknown());
 /** What we write: every key of the task's reward.json, each a finite number, and the scalar `reward`. */
 export const WrittenRewards = z.object({ reward: z.number() }).catchall(z.number());
 
-/** Which rule made the scalar `reward` (verifier/reward.ts; the two multi-step ones in trial/steps.ts). */
+/** Which rule made the scalar `reward` (verifier/reward.ts; the two multi-step ones in rollout/steps.ts). */
 export const RewardRule = z.enum([
   "reward_key",
   "reward_txt",
@@ -110,7 +110,7 @@ export const RolloutResult = z
   .loose();
 export type RolloutResult = z.infer<typeof RolloutResult>;
 
-/** Where a trial ran: absent for the local executor; `--executor slurm` records its node and job. */
+/** Where a rollout ran: absent for the local executor; `--executor slurm` records its node and job. */
 export const RolloutExecutor = z.strictObject({
   kind: z.enum(["local", "slurm"]),
   node: z.string().nullable(),
@@ -118,7 +118,7 @@ export const RolloutExecutor = z.strictObject({
 });
 export type RolloutExecutor = z.infer<typeof RolloutExecutor>;
 
-/** timing.json (and result.json `timing`): seconds per phase, as trial/run.ts and the agents record them. */
+/** timing.json (and result.json `timing`): seconds per phase, as rollout/run.ts and the agents record them. */
 export const WrittenTiming = z
   .strictObject({
     agent_install: z.number(),
@@ -127,7 +127,7 @@ export const WrittenTiming = z
     agent_setup: z.number(),
     agent_start: z.number(),
     agent_execution: z.number(),
-    /** A separate verifier (trial/separate-verifier.ts): the agent's output out, a fresh sandbox, the output in. */
+    /** A separate verifier (rollout/separate-verifier.ts): the agent's output out, a fresh sandbox, the output in. */
     verifier_environment_setup: z.number(),
     verifier: z.number(),
     total: z.number(),
@@ -149,7 +149,7 @@ export const WrittenAgentResult = z.strictObject({
   n_failed_model_calls: z.number().int().optional(),
 });
 
-/** `result.json` as trial/record.ts and job/model-access.ts write it. */
+/** `result.json` as rollout/record.ts and job/model-access.ts write it. */
 export const WrittenRolloutResult = z
   .strictObject({
     task_name: z.string(),
@@ -190,7 +190,7 @@ export const WrittenRolloutResult = z
     n_failed_model_calls: z.number().int().optional(),
     policy_version: z.string().nullable().optional(),
     policy_versions: z.array(z.string()).optional(),
-    // Where the trial ran (--executor slurm); absent for the local executor.
+    // Where the rollout ran (--executor slurm); absent for the local executor.
     executor: z.lazy(() => RolloutExecutor).optional(),
   })
   .meta({ title: "benchflow rollout result.json" });
@@ -260,9 +260,9 @@ export const JobSummary = z
     elapsed_sec: z.number(),
     started_at: z.string(),
     finished_at: z.string(),
-    /** Planned trials the job never started because the run stopped early (see `stopped`). */
+    /** Planned rollouts the job never started because the run stopped early (see `stopped`). */
     not_started: z.number().default(0),
-    /** Why the run stopped starting trials: the endpoint kept failing, or the user's configuration cannot work. */
+    /** Why the run stopped starting rollouts: the endpoint kept failing, or the user's configuration cannot work. */
     stopped: z
       .object({ reason: z.enum(["endpoint_failing", "config_error"]), message: z.string() })
       .loose()

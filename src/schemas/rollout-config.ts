@@ -1,4 +1,4 @@
-// config.json and prompts.json of a rollout, as we write them (trial/record.ts): the trial's plan,
+// config.json and prompts.json of a rollout, as we write them (rollout/record.ts): the rollout's plan,
 // the job's settings (job/plan.ts, job/policy.ts), what the sandbox turned out to be, and what a
 // CLI agent's install recorded. Unknown keys are refused, so a new fact must be added here first.
 import { z } from "zod";
@@ -85,7 +85,7 @@ export const WrittenRolloutConfig = z
     network_mode: z.string(),
     agent_env: z.array(z.string()).describe("names only: values may be secrets"),
     started_at: z.string(),
-    // The job's settings (job/plan.ts trialSettings).
+    // The job's settings (job/plan.ts).
     sandbox: z.string(),
     concurrency: z.number().int(),
     trials: z.number().int(),
@@ -102,7 +102,7 @@ export const WrittenRolloutConfig = z
     policy: PolicyRecord.nullable(),
     skill_mode: z.string().optional(),
     skills_dir: z.string().nullable().optional(),
-    // What the sandbox turned out to be (trial/run.ts), present once it started.
+    // What the sandbox turned out to be (rollout/run.ts), present once it started.
     sandbox_id: z.string().optional(),
     sandbox_user: z.enum(["agent", "root"]).optional(),
     sandbox_workdir: z.string().optional(),

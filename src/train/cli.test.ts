@@ -155,7 +155,7 @@ describe("bench train exit codes", () => {
     assert.match(r.stderr, /not all rows contain tool calls: 0 \/ 1/);
   });
 
-  it("1 when the run stopped starting trials; the end line counts what a trainer must not read as rewards", () => {
+  it("1 when the run stopped starting rollouts; the end line counts what a trainer must not read as rewards", () => {
     const stopped = { reason: "endpoint_failing", message: "http://127.0.0.1:9/v1 answered 500" };
     writeJob({
       dir: path.join(root, "halted", "trial-01", "j"),

@@ -237,7 +237,7 @@ describe("jobs folders in upstream's layouts", () => {
     );
   });
 
-  it("a --trials 2 matrix (<alias>/trial-NN/<timestamp>/): one group across the trials with grpo", async () => {
+  it("a --trials 2 matrix (<alias>/trial-NN/<timestamp>/): one group across the repeats with grpo", async () => {
     const jobs = path.join(tmp("bf-upmatrix-"), "jobs");
     put(
       path.join(jobs, "matrix-summary.json"),
@@ -281,7 +281,7 @@ describe("jobs folders in upstream's layouts", () => {
     );
     assert.equal(rows[0].group.id, "task=half-life|agent=opencode|model=deepseek/deepseek-v4-flash");
     assert.equal(rows[1].group.id, rows[0].group.id);
-    // Matrix trials are samples, never attempts of one another.
+    // Matrix repeats are samples, never attempts of one another.
     assert.deepEqual(res.manifest.retried, []);
     assert.deepEqual(res.manifest.inferred, [
       { rollout_dir: r2, inferred: { agent: "config.json", model: "config.json" } },
@@ -331,7 +331,7 @@ describe("jobs folders in upstream's layouts", () => {
     );
     const out = path.join(tmp("bf-up08-out-"), "rows.jsonl");
     const res = await convertJob({ jobs: path.dirname(job), out, groupAdvantage: "grpo" });
-    // Two members, each one final attempt: a group of two, not one trial of three attempts.
+    // Two members, each one final attempt: a group of two, not one rollout of three attempts.
     assert.equal(res.rows, 2);
     assert.deepEqual(
       res.manifest.retried.map((r) => [r.rollout, r.replaced_by]),

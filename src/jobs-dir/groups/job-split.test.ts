@@ -33,14 +33,14 @@ async function streamWarnings(jobs: string, groupBy?: string): Promise<string[]>
 
 describe("every group of one because job is in --group-by", () => {
   /** The --trials 4 shape: <root>/bench-agent/trial-01..04/<job>/half-life__<hex>/. */
-  function trials4(): string {
+  function repeats4(): string {
     const root = tmp("bf-split-");
     writeGroup(root, { task: "half-life", rewards: [0, 1, 1, 0] });
     return path.join(root, "bench-agent");
   }
 
   it("convert with the default --group-by names the fix once; without job there is nothing to say", async () => {
-    const jobs = trials4();
+    const jobs = repeats4();
     const warnings = await convertWarnings(jobs);
     assert.equal(warnings.length, 1, warnings.join("\n"));
     assert.match(warnings[0] ?? "", /^every group has one rollout, so none gets an advantage: /);
@@ -49,7 +49,7 @@ describe("every group of one because job is in --group-by", () => {
   });
 
   it("stream --group-size 4 with the default --group-by names the fix; without job it does not", async () => {
-    const jobs = trials4();
+    const jobs = repeats4();
     const warnings = await streamWarnings(jobs);
     assert.equal(warnings.filter((w) => FIX.test(w)).length, 1, warnings.join("\n"));
     assert.deepEqual(await streamWarnings(jobs, "task,agent,model"), []);
@@ -65,7 +65,7 @@ describe("every group of one because job is in --group-by", () => {
 
   it("is quiet when some group already has more than one rollout", async () => {
     const root = tmp("bf-split-");
-    // A folder without job files (bf.run_batch's) holds samples, not attempts of one trial.
+    // A folder without job files (bf.run_batch's) holds samples, not attempts of one rollout.
     writeJob({
       dir: path.join(root, "trial-01", "j"),
       state: "bare",

@@ -217,20 +217,20 @@ export interface GroupSpec extends Omit<RolloutSpec, "reward" | "error"> {
   errors?: Array<string | null>;
   agent?: string;
   model?: string | null;
-  /** The job folder name inside each trial-NN folder; the same in every trial by default. */
+  /** The job folder name inside each trial-NN folder; the same in every repeat by default. */
   jobName?: string;
   /** Per-rollout overrides, by position. */
   each?: Array<Partial<RolloutSpec>>;
   state?: JobSpec["state"];
 }
 
-/** The seed's layout: one job per trial, <root>/<agent>/trial-NN/<job>/<task>__<8hex>/. */
+/** The seed's layout: one job per repeat, <root>/<agent>/trial-NN/<job>/<task>__<8hex>/. */
 export function writeGroup(root: string, g: GroupSpec): BuiltRollout[] {
   const agent = g.agent ?? "bench-agent";
   const { rewards, errors, each, jobName, state, ...rollout } = g;
   return rewards.map((reward, i) => {
-    const trial = `trial-${String(i + 1).padStart(2, "0")}`;
-    const dir = path.join(root, agent, trial, jobName ?? "2026-01-01__12-00-00");
+    const repeat = `trial-${String(i + 1).padStart(2, "0")}`;
+    const dir = path.join(root, agent, repeat, jobName ?? "2026-01-01__12-00-00");
     const spec = { ...rollout, reward, error: errors?.[i] ?? null, ...(each?.[i] ?? {}) };
     const built = writeJob({ dir, agent, model: g.model, rollouts: [spec], state: state ?? "finished" });
     return built[0] as BuiltRollout;

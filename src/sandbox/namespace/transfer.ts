@@ -6,6 +6,7 @@ import path from "node:path";
 import { opt } from "../../options.js";
 import { copyTree } from "../../util/copy-tree.js";
 import { CopyOut } from "../copy-out.js";
+import { copyTreeOut } from "../copy-out-tree.js";
 import { DEFAULT_DOWNLOAD_MAX_BYTES, type DownloadOptions } from "../types.js";
 import { isWithin } from "./host.js";
 import { resolveInTree, type TreeView } from "./paths.js";
@@ -73,7 +74,7 @@ export async function download(
   if (st === null) return;
   await fs.mkdir(path.dirname(hostPath), { recursive: true });
   // Only symlinks that stay inside the copied tree come out: nothing that points at host files.
-  await copyTree(source, hostPath, { out });
+  await copyTreeOut(source, hostPath, out);
   await out.finish(hostPath);
 }
 

@@ -16,7 +16,9 @@ import {
   looksLikeRollout,
   RESULT,
   type Rollout,
+  readCanonicalSelection,
   readRollout,
+  restrictScan,
   scanJobs,
   withCalls,
 } from "../../jobs-dir/index.js";
@@ -33,7 +35,6 @@ import { commitRows, emitRow, readCalls, type WriteContext } from "./io.js";
 import { ManifestSink } from "./manifest-writer.js";
 import { RowWriter } from "./row-writer.js";
 import { type RowMode, rowsOfRollout } from "./rows.js";
-import { readCanonicalSelection, restrictScan } from "./selection.js";
 import { ConvertStats } from "./stats.js";
 import type { ConvertOptions, ConvertResult, GroupTotals } from "./types.js";
 

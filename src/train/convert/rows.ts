@@ -18,7 +18,7 @@ import {
 } from "../../jobs-dir/exchange.js";
 import { type Rollout, rewardsField, TRAJECTORY } from "../../jobs-dir/index.js";
 import type { SkipReason } from "../../schemas/train-manifest.js";
-import type { ChatMessage, PrimeSftRow, TokensRow, TrlSftRow } from "../../schemas/train-rows.js";
+import type { ChatMessage, PrimeSftRow, TokensRow, ToolDef, TrlSftRow } from "../../schemas/train-rows.js";
 import { secretInTokenSource } from "../redact/rows.js";
 import type { MessageWindow } from "../tokenizer/window.js";
 import { tokenReport } from "../tokens/tokens.js";
@@ -70,33 +70,47 @@ function common(facts: Rollout) {
   };
 }
 
-export function rowsOfRollout(
-  exchanges: readonly Exchange[],
-  facts: Rollout,
-  opts: {
-    format: RowFormat;
-    rowMode: RowMode;
-    upstreamRows?: boolean;
-    roles?: CallRoles | null;
-    subagentRows?: boolean;
-    window?: MessageWindow | null;
-    redact?: boolean;
-  },
-): RowsOutcome {
+export interface RowOptions {
+  format: RowFormat;
+  rowMode: RowMode;
+  upstreamRows?: boolean;
+  roles?: CallRoles | null;
+  subagentRows?: boolean;
+  window?: MessageWindow | null;
+  redact?: boolean;
+}
+
+/** Counts a skipped call, or a repair made to a row written, under its manifest key. */
+function bump(out: RowsOutcome, k: keyof RowsOutcome["skips"], n = 1): void {
+  out.skips[k] = (out.skips[k] ?? 0) + n;
+}
+
+export function rowsOfRollout(exchanges: readonly Exchange[], facts: Rollout, opts: RowOptions): RowsOutcome {
   const out: RowsOutcome = { rows: [], skips: {} };
-  const bump = (k: keyof RowsOutcome["skips"], n = 1) => {
-    out.skips[k] = (out.skips[k] ?? 0) + n;
-  };
   if (exchanges.length === 0) {
-    bump("skipped_no_trajectory");
+    bump(out, "skipped_no_trajectory");
     return out;
   }
   if (opts.format === "tokens") return tokenRows(exchanges, facts, out, opts.redact ?? true);
+  for (const ex of chatCandidates(exchanges, facts, opts, out)) addChatRow(ex, facts, opts, out);
+  return out;
+}
+
+/**
+ * The calls that may become chat rows: the successful ones (none: the rollout counts as a provider
+ * error), less the helper calls a format does not train on.
+ */
+function chatCandidates(
+  exchanges: readonly Exchange[],
+  facts: Rollout,
+  opts: RowOptions,
+  out: RowsOutcome,
+): Exchange[] {
   const ok = exchanges.filter(isSuccessful);
   if (ok.length === 0) {
-    bump("skipped_provider_error");
-    bump("skipped_exchanges_provider_error", exchanges.length);
-    return out;
+    bump(out, "skipped_provider_error");
+    bump(out, "skipped_exchanges_provider_error", exchanges.length);
+    return [];
   }
   // A rollout with subagents: the parent's calls (and, with --subagent-rows, each subagent's).
   const picked = rowCandidates(ok, opts.roles ?? null, {
@@ -104,67 +118,80 @@ export function rowsOfRollout(
     subagentRows: opts.subagentRows === true,
     primary: (ex) => opts.format !== "trl-sft" || PRIMARY.has(callPurposeOf(ex, facts.agent)),
   });
-  if (picked.helpers > 0) bump("skipped_helper_calls", picked.helpers);
-  const candidates = picked.calls;
-  const usage = facts.usage ?? undefined;
-  for (const ex of candidates) {
-    // One rollout is one row in rollout mode, with the combined reward; an exchange row names its step.
-    const step = opts.rowMode === "exchange" ? stepOf(ex) : null;
-    const conv = opts.upstreamRows ? upstreamConversationOf(ex) : conversationOf(ex);
-    if (!conv.assistant) {
-      bump("skipped_no_assistant");
-      continue;
-    }
-    const repaired = repairToolOutputs([...conv.messages, conv.assistant]);
-    const messages = repaired.messages;
-    const prompt = messages.slice(0, -1);
-    const completion = messages[messages.length - 1] as ChatMessage;
-    if (messages.some((m) => (m.tool_calls?.length ?? 0) > 0) && conv.tools.length === 0) {
-      bump("skipped_missing_tool_defs");
-      continue;
-    }
-    const row: BaseRow =
-      opts.format === "prime-sft"
-        ? {
-            messages: lastUserWindow(messages),
-            tool_defs: conv.tools,
-            task_name: facts.task,
-            source: "benchflow-llm-trajectory",
-            exchange_index: ex.index,
-            ...(step ? { step } : {}),
-            score: facts.reward,
-            ...(usage ? { token_usage: usage } : {}),
-            ...common(facts),
-            model: requestModelOf(ex) ?? facts.model,
-            ...roleFields(ex, opts.roles ?? null, opts.subagentRows === true),
-          }
-        : {
-            prompt: prompt.map(withObjectArguments),
-            completion: [withObjectArguments(completion)],
-            tools: conv.tools,
-            task_id: facts.task,
-            exchange_index: ex.index,
-            ...(step ? { step } : {}),
-            call_purpose: callPurposeOf(ex, facts.agent),
-            source: "benchflow-llm-trajectory",
-            ...(usage ? { token_usage: usage } : {}),
-            ...common(facts),
-            model: requestModelOf(ex) ?? facts.model,
-            ...roleFields(ex, opts.roles ?? null, opts.subagentRows === true),
-          };
-    const check = checkRow(row, opts.format);
-    if (check.problems.length > 0) {
-      bump("skipped_invalid");
-      continue;
-    }
-    // --context-policy message-window: the row within --max-length tokens, or the conversion fails.
-    const where = `${path.join(facts.displayDir, TRAJECTORY)} exchange ${ex.index}`;
-    const fitted = opts.window && "prompt" in row ? opts.window.fit(row, where) : row;
-    out.rows.push({ row: fitted, toolCalls: check.toolCalls });
-    for (const [k, n] of Object.entries(repaired.repairs) as Array<[keyof Repairs, number]>)
-      if (n > 0) bump(k, n);
+  if (picked.helpers > 0) bump(out, "skipped_helper_calls", picked.helpers);
+  return picked.calls;
+}
+
+/** One call as a chat row in `out`, or, when it cannot be one, a skip counted with its reason. */
+function addChatRow(ex: Exchange, facts: Rollout, opts: RowOptions, out: RowsOutcome): void {
+  const conv = opts.upstreamRows ? upstreamConversationOf(ex) : conversationOf(ex);
+  if (!conv.assistant) {
+    bump(out, "skipped_no_assistant");
+    return;
   }
-  return out;
+  const repaired = repairToolOutputs([...conv.messages, conv.assistant]);
+  if (repaired.messages.some((m) => (m.tool_calls?.length ?? 0) > 0) && conv.tools.length === 0) {
+    bump(out, "skipped_missing_tool_defs");
+    return;
+  }
+  const row = chatRow(ex, facts, opts, repaired.messages, conv.tools);
+  const check = checkRow(row, opts.format);
+  if (check.problems.length > 0) {
+    bump(out, "skipped_invalid");
+    return;
+  }
+  // --context-policy message-window: the row within --max-length tokens, or the conversion fails.
+  const where = `${path.join(facts.displayDir, TRAJECTORY)} exchange ${ex.index}`;
+  const fitted = opts.window && "prompt" in row ? opts.window.fit(row, where) : row;
+  out.rows.push({ row: fitted, toolCalls: check.toolCalls });
+  for (const [k, n] of Object.entries(repaired.repairs) as Array<[keyof Repairs, number]>)
+    if (n > 0) bump(out, k, n);
+}
+
+/** A call's conversation as a prime-sft row (messages) or a trl-sft one (prompt and completion). */
+function chatRow(
+  ex: Exchange,
+  facts: Rollout,
+  opts: RowOptions,
+  messages: ChatMessage[],
+  tools: ToolDef[],
+): BaseRow {
+  // One rollout is one row in rollout mode, with the combined reward; an exchange row names its step.
+  const step = opts.rowMode === "exchange" ? stepOf(ex) : null;
+  const usage = facts.usage ?? undefined;
+  const shared = {
+    exchange_index: ex.index,
+    ...(step ? { step } : {}),
+  };
+  // What the row came from: its rollout, the model the call asked for, and whose call it was.
+  const fromRollout = {
+    ...common(facts),
+    model: requestModelOf(ex) ?? facts.model,
+    ...roleFields(ex, opts.roles ?? null, opts.subagentRows === true),
+  };
+  if (opts.format === "prime-sft")
+    return {
+      messages: lastUserWindow(messages),
+      tool_defs: tools,
+      task_name: facts.task,
+      source: "benchflow-llm-trajectory",
+      ...shared,
+      score: facts.reward,
+      ...(usage ? { token_usage: usage } : {}),
+      ...fromRollout,
+    };
+  const completion = messages[messages.length - 1] as ChatMessage;
+  return {
+    prompt: messages.slice(0, -1).map(withObjectArguments),
+    completion: [withObjectArguments(completion)],
+    tools,
+    task_id: facts.task,
+    ...shared,
+    call_purpose: callPurposeOf(ex, facts.agent),
+    source: "benchflow-llm-trajectory",
+    ...(usage ? { token_usage: usage } : {}),
+    ...fromRollout,
+  };
 }
 
 function tokenRows(
@@ -186,7 +213,7 @@ function tokenRows(
       ? secretInTokenSource(exchanges.filter((ex) => seq.calls.includes(ex.index)))
       : null;
     if (secret) {
-      out.skips.skipped_secret_in_tokens = (out.skips.skipped_secret_in_tokens ?? 0) + 1;
+      bump(out, "skipped_secret_in_tokens");
       out.secretsInTokens = [...(out.secretsInTokens ?? []), { thread: seq.thread, reason: secret }];
       continue;
     }

@@ -48,7 +48,7 @@ describe("a group is withheld whole when a member has no score or never reached 
     assert.equal(res.manifest.skipped_withheld_group, 3);
   });
 
-  it("missing result.json: the trial still belongs to its group, by folder name and plan", async () => {
+  it("missing result.json: the rollout still belongs to its group, by folder name and plan", async () => {
     const root = tmp("bf-withheld-");
     writeGroup(root, { task: "t", rewards: [0, 1, 1], each: [{}, {}, { result: "missing" }] });
     const { rows, group } = await convertOne(root);

@@ -1,5 +1,5 @@
 // `--reward-vector`: a rollout's reward components with names, so a trainer can weigh them itself.
-// Source "verifier" (upstream's for a trial with no rubric): every finite number under result.json
+// Source "verifier" (upstream's for a rollout with no rubric): every finite number under result.json
 // `rewards`, nested objects flattened with ".", `reward` first. Booleans are verdicts, not rewards,
 // and are left out. With --group-advantage, each component gets its own advantage over the scored
 // members of the group that have it (`advantage_vector`), the same normalisation as the scalar.

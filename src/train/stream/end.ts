@@ -1,5 +1,5 @@
 // What a stream says when it ends: how many rollouts came out, how many ended with each outcome
-// (final attempts only: a replaced attempt counts in no group), the planned trials the run never
+// (final attempts only: a replaced attempt counts in no group), the planned rollouts the run never
 // started, and why it stopped starting them.
 
 import type { RunStop } from "../../jobs-dir/index.js";
@@ -13,7 +13,7 @@ export interface StreamEnd {
   outcomes: Record<string, number>;
   /** Summed from summary.json `not_started` (and jobs left waiting once the run stopped). */
   notStarted: number;
-  /** Set when the run stopped starting trials. */
+  /** Set when the run stopped starting rollouts. */
   stopped: RunStop | null;
 }
 

@@ -7,7 +7,7 @@ export class JobProcessGone extends Error {
 }
 
 /**
- * The run stopped starting trials (summary.json `stopped`: the endpoint kept failing, or the user's
+ * The run stopped starting rollouts (summary.json `stopped`: the endpoint kept failing, or the user's
  * configuration cannot work). Also an infrastructure end, so a subclass: whoever handles a dead run
  * handles this one, with the same exit code.
  */

@@ -26,7 +26,7 @@ interface TrackedJob {
   state: JobState;
   pending: Map<string, Rollout | null>;
   done: Map<string, Rollout>;
-  /** summary.json once the job finished: not_started, and whether the run stopped starting trials. */
+  /** summary.json once the job finished: not_started, and whether the run stopped starting rollouts. */
   summary: SummaryFacts | null;
 }
 
@@ -58,7 +58,7 @@ export class JobTracker {
   }
 
   /**
-   * finished: every job finished; halted: the run stopped starting trials (a summary.json says
+   * finished: every job finished; halted: the run stopped starting rollouts (a summary.json says
    * `stopped`) and nothing runs, the jobs left waiting will never start; stopped: a job's process
    * died and nothing runs; else running.
    */
@@ -71,14 +71,14 @@ export class JobTracker {
     return "running";
   }
 
-  /** Why the run stopped starting trials, from the first job whose summary says so. */
+  /** Why the run stopped starting rollouts, from the first job whose summary says so. */
   stop(): RunStop | null {
     for (const j of this.jobs.values()) if (j.summary?.stopped) return j.summary.stopped;
     return null;
   }
 
   /**
-   * Planned trials the run never started: each finished job's `not_started`; once the run has
+   * Planned rollouts the run never started: each finished job's `not_started`; once the run has
    * stopped, a job still waiting for its turn (no summary written yet) will never start a task.
    */
   notStarted(): number {

@@ -1,7 +1,7 @@
-// A run that stopped starting trials (summary.json `stopped`: the endpoint kept failing, or a
+// A run that stopped starting rollouts (summary.json `stopped`: the endpoint kept failing, or a
 // configuration error) is an infrastructure end for a stream that follows it, with the counts a
-// trainer needs: the rollouts that failed at the endpoint, the user or the task, and the trials
-// that never started.
+// trainer needs: the rollouts that failed at the endpoint, the user or the task, and the planned
+// ones that never started.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -57,7 +57,7 @@ function stoppedRun(root: string): void {
   });
 }
 
-describe("stream over a run that stopped starting trials", () => {
+describe("stream over a run that stopped starting rollouts", () => {
   it("following: every record, then RunStopped (a JobProcessGone, exit 1) naming the reason", async () => {
     const root = tmp("bf-stream-stop-");
     stoppedRun(root);

@@ -57,7 +57,7 @@ const r3 = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 100
 const r2 = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100);
 
 describe("stream --no-follow", () => {
-  it("gives the seed's -0.577, 1.155, -0.577 over the folder of three trial jobs, in trial order", async () => {
+  it("gives the seed's -0.577, 1.155, -0.577 over the folder of three repeat jobs, in repeat order", async () => {
     const root = tmp("bf-stream-");
     const agentDir = path.join(root, "claude-agent-acp");
     writeGroup(root, {

@@ -164,7 +164,7 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
         const stop = tracker.stop();
         throw new RunStopped(
           `${input}: the run stopped starting trials (${stop?.reason}: ${stop?.message}); ` +
-            `${tracker.notStarted()} planned trial(s) not started. Resume it with bench run --job-name once the cause is fixed.`,
+            `${tracker.notStarted()} planned trial(s) not started. Resume it with ${phrase("the run's jobName", "the run's jobName")} once the cause is fixed.`,
         );
       }
       if (verdict === "stopped") {

@@ -6,9 +6,16 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
-import { RESULT, readObject, scanRollouts, TRAJECTORY } from "../../jobs-dir/index.js";
+import {
+  RESULT,
+  readCanonicalSelection,
+  readObject,
+  readSelectionList,
+  scanRollouts,
+  TRAJECTORY,
+} from "../../jobs-dir/index.js";
+import { opt } from "../../options.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
-import { readCanonicalSelection, readSelectionList } from "../convert/selection.js";
 
 export interface SourceHealth {
   total_rows: number;
@@ -86,7 +93,7 @@ async function healthOf(dirs: readonly string[]): Promise<SourceHealth> {
   return h;
 }
 
-/** The rollouts convert reads under a path: each trial's final attempt (a retried one is not a row). */
+/** The rollouts convert reads under a path: each rollout's final attempt (a retried one is not a row). */
 async function finalRollouts(sourceJobs: string): Promise<string[]> {
   const scan = await scanRollouts(sourceJobs);
   return scan.rollouts.filter((r) => !r.replaced).map((r) => r.dir);
@@ -108,7 +115,7 @@ async function readJsonFile(file: string, flag: string): Promise<unknown> {
 
 export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
   const report: SourceReport = { fields: {}, problems: [] };
-  const flag = "--source-canonical-selection";
+  const flag = opt("sourceCanonicalSelection");
   const selFile = opts.sourceCanonicalSelection;
   // Counted as listed (upstream's count); its rollouts are looked for only to check their health.
   const listed = selFile ? await readSelectionList(selFile, flag) : null;
@@ -118,7 +125,7 @@ export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
     const stat = await fs.stat(opts.sourceJobs).catch(() => null);
     if (!stat?.isDirectory())
       throw new UserInputError(
-        `--source-jobs ${opts.sourceJobs}: no such folder. Give the jobs folder the rows came from.`,
+        `${opt("sourceJobs")} ${opts.sourceJobs}: no such folder. Give the jobs folder the rows came from.`,
       );
     const health = await healthOf(selection ? selection.dirs : await finalRollouts(opts.sourceJobs));
     report.fields.source_health = health;
@@ -138,12 +145,12 @@ export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
     }
   } else if (opts.requireLlmTrajectory) {
     throw new UserInputError(
-      "--require-llm-trajectory checks the source rollouts: give --source-jobs DIR too.",
+      `${opt("requireLlmTrajectory")} checks the source rollouts: give ${opt("sourceJobs", "DIR")} too.`,
     );
   }
   if (listed) report.fields.canonical_selected_rows = listed.rows.length;
   if (opts.taskManifest !== undefined) {
-    const data = await readJsonFile(opts.taskManifest, "--task-manifest");
+    const data = await readJsonFile(opts.taskManifest, opt("taskManifest"));
     const tasks = isRecord(data) ? data.tasks : undefined;
     if (!Array.isArray(tasks))
       throw new Error(

@@ -11,9 +11,9 @@ import { summaryFromIndex } from "./run-summary.js";
 
 describe("the viewer's groups", () => {
   it("leaves job out by default for the trial-NN jobs of --trials N, and keeps it for one job", async () => {
-    const trials = tmp("bf-vg-");
-    writeGroup(trials, { task: "t", rewards: [0, 1] });
-    assert.deepEqual(groupByFor(await RunIndex.open(trials)), ["task", "agent", "model"]);
+    const repeats = tmp("bf-vg-");
+    writeGroup(repeats, { task: "t", rewards: [0, 1] });
+    assert.deepEqual(groupByFor(await RunIndex.open(repeats)), ["task", "agent", "model"]);
     const one = tmp("bf-vg-");
     writeJob({
       dir: path.join(one, "job"),
@@ -24,7 +24,7 @@ describe("the viewer's groups", () => {
     });
     assert.deepEqual(groupByFor(await RunIndex.open(one)), ["task", "agent", "model", "job"]);
     // The user's keys win; with job, every trial-NN repeat is a group of its own.
-    const index = await RunIndex.open(trials);
+    const index = await RunIndex.open(repeats);
     assert.equal(groupsOf(index, groupByFor(index, "task,agent,model,job"), "grpo").length, 2);
   });
 

@@ -21,6 +21,7 @@ import {
   settleAttempts,
   withCalls,
 } from "../../jobs-dir/index.js";
+import { opt } from "../../options.js";
 import { mapLimit } from "../../util/limit.js";
 import { compact } from "./summary.js";
 
@@ -76,7 +77,7 @@ export class RunIndex {
     const stat = await fs.stat(jobsDir).catch(() => null);
     if (!stat?.isDirectory())
       throw new UserInputError(
-        `${jobsDir}: ${stat ? "is a file" : "no such folder"}; give the jobs folder bench run wrote (its --jobs-dir, default jobs), or a job or trial-NN folder in it.`,
+        `${jobsDir}: ${stat ? "is a file" : "no such folder"}; give the jobs folder bench run wrote (its ${opt("jobsDir")}, default jobs), or a job or trial-NN folder in it.`,
       );
     const index = new RunIndex(await assertFolder(jobsDir));
     const first = index.refresh({ full: true });

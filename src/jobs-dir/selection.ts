@@ -4,10 +4,12 @@
 // it leaves out never move a baseline; retried attempts are then judged among the selected ones.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserInputError } from "../../errors.js";
-import { type JobRollouts, type JobsScan, RESULT, settleAttempts } from "../../jobs-dir/index.js";
-import { opt } from "../../options.js";
-import { isRecord } from "../../util/jsonl.js";
+import { UserInputError } from "../errors.js";
+import { opt } from "../options.js";
+import { isRecord } from "../util/jsonl.js";
+import { settleAttempts } from "./attempts.js";
+import { RESULT } from "./layout.js";
+import type { JobRollouts, JobsScan } from "./scan.js";
 
 export interface CanonicalSelection {
   file: string;
