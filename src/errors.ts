@@ -1,4 +1,4 @@
-// Failures that end a trial carry their outcome category, so the trial records them without
+// Failures that end a rollout carry their outcome category, so the rollout records them without
 // `instanceof` chains and a trainer can tell infrastructure from policy from task failures.
 import type { OutcomeCategory } from "./schemas/outcome.js";
 

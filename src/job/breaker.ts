@@ -1,7 +1,7 @@
 // The run's circuit breaker. One rollout ending provider_error is data about the endpoint, not the
 // policy; M of them in a row (no rollout with a successful model call between them) mean the
-// endpoint is down, and starting more trials would only make more unscored rollouts. A config_error
-// cannot pass by retrying at all. Either way the run starts no more trials, says once why, and
+// endpoint is down, and starting more rollouts would only make more unscored rollouts. A config_error
+// cannot pass by retrying at all. Either way the run starts no more rollouts, says once why, and
 // leaves the rest to a resume with the same --job-name.
 import type { JobSummary, RolloutResult } from "../schemas/result.js";
 
@@ -18,7 +18,7 @@ export class RunBreaker {
     private readonly endpoint: string | null,
   ) {}
 
-  /** Aborted when the run must start no more trials. */
+  /** Aborted when the run must start no more rollouts. */
   get signal(): AbortSignal {
     return this.controller.signal;
   }

@@ -1,6 +1,6 @@
 // An Evaluation runs `trials` jobs over a set of tasks (each repeat a job of its own, so a group of N
 // rollouts of a task exists for group advantages), `parallelJobs` of them at once (default one after
-// another); within a job, `concurrency` trials run at once, and every trial of the run passes one
+// another); within a job, `concurrency` rollouts run at once, and every rollout of the run passes one
 // gate of `maxConcurrentTrials`. The CLI's `bench run` is a thin shell around this class.
 import path from "node:path";
 import { PLAN, SUMMARY } from "../jobs-dir/layout.js";
@@ -29,15 +29,15 @@ export interface EvaluationResult {
   /** The final attempt of every (job, task), in run order. */
   results: RolloutResult[];
   /**
-   * 0: every trial finished (scored, or failed by the policy); 1: an infrastructure or verifier
+   * 0: every rollout finished (scored, or failed by the policy); 1: an infrastructure or verifier
    * error, or the run stopped because the endpoint kept failing; 2: the endpoint refused the
    * user's configuration (config_error).
    */
   exitCode: 0 | 1 | 2;
   interrupted: boolean;
-  /** Why the run stopped starting trials, when it did (the rest resume with the same job name). */
+  /** Why the run stopped starting rollouts, when it did (the rest resume with the same job name). */
   stopped: Stopped | null;
-  /** Planned trials that never started because the run stopped. */
+  /** Planned rollouts that never started because the run stopped. */
   notStarted: number;
   elapsedSec: number;
 }

@@ -48,11 +48,11 @@ export interface EvaluationSettings {
   model?: string | null;
   /** How many rollouts per task; each repeat is a job of its own. Default 1. */
   trials?: number;
-  /** How many trials run at once within a job (-j). Default 4. */
+  /** How many rollouts run at once within a job (-j). Default 4. */
   concurrency?: number;
   /** How many of the repeat jobs run at once (--parallel-jobs). Default 1: one after another. */
   parallelJobs?: number;
-  /** Trials at once across every job of the run (--max-concurrent-trials). Default max(-j, 4 x cores). */
+  /** Rollouts at once across every job of the run (the flag's name). Default max(concurrency, 4 x cores). */
   maxConcurrentTrials?: number;
   jobsDir?: string;
   /** Resume (or create) jobs of this name; default: a new name from the start time. */
@@ -85,7 +85,7 @@ export interface EvaluationSettings {
   verifierHardening?: "on" | "off";
   /** `--verifier-environment-mode`: where every task's verifier runs, over its [verifier] environment_mode. */
   verifierEnvironmentMode?: VerifierEnvironmentMode | null;
-  /** Where trials run: here (default) or each as a SLURM job (job/slurm/executor.ts). */
+  /** Where rollouts run: here (default) or each as a SLURM job (job/slurm/executor.ts). */
   executor?: { kind: "local" } | ({ kind: "slurm" } & SlurmSettings);
 }
 
@@ -157,7 +157,7 @@ function verifierHardening(value: unknown): "on" | "off" {
 }
 
 /**
- * The run's bound on trials at once when --parallel-jobs multiplies -j: four per core, since a trial
+ * The run's bound on rollouts at once when parallel jobs multiply -j: four per core, since a rollout
  * mostly waits on its model or its verifier; never below -j, so one job at a time runs as before.
  */
 export function defaultMaxConcurrentTrials(concurrency: number): number {
@@ -390,12 +390,14 @@ async function refuseNetworkWithout(tasks: JobTask[]): Promise<void> {
   );
 }
 
-async function freshJobName(agentDir: string, trials: number): Promise<string> {
+async function freshJobName(agentDir: string, repeats: number): Promise<string> {
   const base = jobNameFor(new Date());
   for (let n = 0; ; n++) {
     const name = n === 0 ? base : `${base}-${n}`;
     const taken = await Promise.all(
-      Array.from({ length: trials }, (_, i) => exists(path.join(agentDir, repeatLabel(i + 1, trials), name))),
+      Array.from({ length: repeats }, (_, i) =>
+        exists(path.join(agentDir, repeatLabel(i + 1, repeats), name)),
+      ),
     );
     if (!taken.some(Boolean)) return name;
   }
@@ -473,7 +475,7 @@ export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
     retry_attempts: plan.retryAttempts,
     // The endpoint, sampling, capture and limits every model call gets (config.json's policy; no key).
     policy: plan.policy?.record ?? null,
-    // Where the trials go: here, or each a SLURM job with these sbatch settings (flags over BENCHFLOW_SLURM_*).
+    // Where the rollouts go: here, or each a SLURM job with these sbatch settings (flags over BENCHFLOW_SLURM_*).
     executor:
       plan.executor.kind === "slurm"
         ? {

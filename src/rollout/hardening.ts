@@ -1,4 +1,4 @@
-// The trial's side of verifier hardening (verifier/harden.ts): the switch (--verifier-hardening,
+// The rollout's side of verifier hardening (verifier/harden.ts): the switch (--verifier-hardening,
 // default on), the snapshot taken before the agent, and what each verifier run is given.
 import type { Sandbox } from "../sandbox/types.js";
 import type { VerifierRun } from "../verifier/run.js";

@@ -1,6 +1,6 @@
 // A phase's network ([agent] / [verifier] network_mode, Harbor layout) around that phase only.
-// A sandbox that cannot switch its network during a trial (the container sandbox) keeps the
-// baseline; the trial then says once, in its warnings and its record, that the override was not
+// A sandbox that cannot switch its network during a rollout (the container sandbox) keeps the
+// baseline; the rollout then says once, in its warnings and its record, that the override was not
 // applied, rather than pretending it was.
 import { type NetworkPhase, phaseHasNetwork, phaseNetworkMode } from "../task/network.js";
 import type { RolloutState } from "./state.js";

@@ -11,7 +11,7 @@ export interface AgentEnding {
 }
 
 export interface AgentPhase {
-  /** The agent ran past its time limit (the trial stopped it). */
+  /** The agent ran past its time limit (the rollout stopped it). */
   deadlinePassed: boolean;
   /** The limit, for the message. */
   limitSec: number | null;

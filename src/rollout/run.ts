@@ -47,7 +47,7 @@ export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
     const ctx = agentContext(plan, state, rolloutDir);
     if (plan.run.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
     if (plan.task.steps?.length) {
-      // One sandbox, one agent setup; each step runs its agent and verifier (trial/steps.ts).
+      // One sandbox, one agent setup; each step runs its agent and verifier (steps.ts).
       await runSteps(plan, ctx, state, rolloutDir, runAgent);
     } else {
       await enterPhaseNetwork(plan, state, "agent");
@@ -163,7 +163,7 @@ async function startSandbox(plan: RolloutPlan, state: RolloutState): Promise<voi
     verifier_hardening: hardeningSwitch(plan),
     ...state.prepared?.record,
   };
-  // Written with the trial's other files at the end; the early config.json covers a crash before that.
+  // Written with the rollout's other files at the end; the early config.json covers a crash before that.
   state.sandboxDetails = details;
 }
 

@@ -101,8 +101,8 @@ async function verifyApart(
         scratch,
         options.lastUse ? options.rolloutDir : undefined,
       );
-      // Removed while the verifier's sandbox starts, and awaited: runTrial's last copy out of the
-      // agent's sandbox must find it gone, not half removed (runTrial's own stop is then a no-op).
+      // Removed while the verifier's sandbox starts, and awaited: runRollout's last copy out of the
+      // agent's sandbox must find it gone, not half removed (runRollout's own stop is then a no-op).
       const agentGone = options.lastUse ? agentSandbox.stop().catch(() => undefined) : null;
       try {
         const sandbox = await startVerifierSandbox(plan);
@@ -159,7 +159,7 @@ async function takeOutput(
     }
     await sandbox.download(LOGS_ARTIFACTS, output.logsArtifacts);
     if (rolloutDir) {
-      // What runTrial's last step copies out of the agent's sandbox, copied now: it is about to go.
+      // What runRollout's last step copies out of the agent's sandbox, copied now: it is about to go.
       await sandbox.download("/logs/agent", path.join(rolloutDir, "agent"));
       if (await exists(output.logsArtifacts))
         await copyTree(output.logsArtifacts, path.join(rolloutDir, "artifacts"));
@@ -240,7 +240,7 @@ async function placeOutput(sandbox: Sandbox, output: AgentOutput, plan: RolloutP
   }
 }
 
-/** Stopping is not on the rollout's path: the job awaits it before it ends (as runTrial does). */
+/** Stopping is not on the rollout's path: the job awaits it before it ends (as runRollout does). */
 async function release(plan: RolloutPlan, sandbox: Sandbox): Promise<void> {
   const stopping = sandbox.stop().catch(() => undefined);
   if (plan.deferCleanup) plan.deferCleanup(stopping);

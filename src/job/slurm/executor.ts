@@ -1,4 +1,4 @@
-// --executor slurm: each planned trial becomes one SLURM batch job (`sbatch --wrap`) that runs
+// --executor slurm: each planned rollout becomes one SLURM batch job (`sbatch --wrap`) that runs
 // `bench _trial SPEC.json` on the node SLURM picks and writes the rollout folder into the shared jobs
 // folder. The submitting host waits on `scontrol show job`, then reads result.json. A job that SLURM
 // ends (cancelled from outside, node failure, preemption, failure to start) without a finished
@@ -27,7 +27,7 @@ export interface SlurmSettings {
   sbatchArgs?: string[];
   /** The address nodes reach the gateway at; default: this host's address on the nodes' network. */
   gatewayHost?: string | null;
-  /** How often the host asks SLURM about a running trial (ms). */
+  /** How often the host asks SLURM about a running rollout (ms). */
   pollMs?: number;
 }
 
@@ -208,10 +208,10 @@ function minutesFor(plan: RolloutPlan): number {
 
 export function sbatchArgs(plan: RolloutPlan, s: SlurmSettings, specFile: string): string[] {
   const box = plan.task.config.sandbox;
-  const trialCommand = [...NODE_COMMAND, specFile].map(shellQuote).join(" ");
+  const rolloutCommand = [...NODE_COMMAND, specFile].map(shellQuote).join(" ");
   return [
     "--parsable",
-    // Never run a trial twice: a rollout folder is written once; a lost job is retried by us instead.
+    // Never run a rollout twice: a rollout folder is written once; a lost job is retried by us instead.
     "--no-requeue",
     `--job-name=bf-${plan.rolloutName}`,
     `--comment=${runComment(plan.run.jobName)}`,
@@ -224,7 +224,7 @@ export function sbatchArgs(plan: RolloutPlan, s: SlurmSettings, specFile: string
     `--time=${minutesFor(plan)}`,
     ...scheduling(s),
     ...(s.sbatchArgs ?? []),
-    `--wrap=exec ${trialCommand}`,
+    `--wrap=exec ${rolloutCommand}`,
   ];
 }
 

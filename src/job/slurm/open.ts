@@ -1,4 +1,4 @@
-// What a run with --executor slurm does once, before its first trial: cancel the jobs a killed run
+// What a run with --executor slurm does once, before its first rollout: cancel the jobs a killed run
 // left behind, check that every node sees the jobs folder, and decide the gateway's address.
 import { promises as dns } from "node:dns";
 import os from "node:os";

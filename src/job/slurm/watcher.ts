@@ -1,5 +1,5 @@
 // One poller for every SLURM job of the run: a single `squeue -j id,id,...` per interval however
-// many trials wait, so hundreds of trials do not each ask slurmctld several times a second. A job
+// many rollouts wait, so hundreds of rollouts do not each ask slurmctld several times a second. A job
 // squeue no longer lists, or lists as ended, gets one `scontrol show job` for its last state.
 import { setTimeout as sleep } from "node:timers/promises";
 import { hasEnded, showJob, slurm } from "./commands.js";
