@@ -1,7 +1,7 @@
 // `bench results`: the run and group summaries as terminal tables, the same numbers as the page.
 import { printable } from "../cli/terminal-text.js";
 import { CATEGORY_LABEL, DASH, fixed, seconds, usd } from "./html/format.js";
-import type { RunSummary, Totals } from "./model/run-summary.js";
+import type { JobLine, MemberLine, RunSummary, Totals } from "./model/run-summary.js";
 import { CATEGORIES } from "./model/summary.js";
 
 function table(header: string[], rows: string[][], right: Set<number>): string[] {
@@ -20,69 +20,80 @@ const outcomeText = (t: Totals) =>
     .join(", ") || DASH;
 
 export function resultsText(s: RunSummary): string {
-  const r = s.run;
-  const out: string[] = [];
-  out.push(`Run: ${printable(s.jobs_dir)}`);
-  out.push(`grouped by ${s.group_by.join(",")}, advantage ${s.advantage}`);
-  out.push("");
-  out.push(
-    ...table(
+  const out = [
+    `Run: ${printable(s.jobs_dir)}`,
+    `grouped by ${s.group_by.join(",")}, advantage ${s.advantage}`,
+    "",
+    ...runTable(s.run),
+    "",
+    `Jobs (${s.jobs.length})`,
+    ...jobsTable(s.jobs),
+    "",
+    `Groups (${s.groups.length}: ${s.run.zero_spread_groups} zero spread, ${s.run.withheld_groups} withheld)`,
+    ...groupsTable(s),
+  ];
+  return `${out.join("\n")}\n`;
+}
+
+/** The run's totals: one row. */
+function runTable(r: RunSummary["run"]): string[] {
+  return table(
+    [
+      "rollouts",
+      "with reward",
+      "mean reward",
+      ...CATEGORIES.map((c) => CATEGORY_LABEL[c] as string),
+      "tokens in",
+      "tokens out",
+      "cost",
+      "wall time",
+      "replaced",
+    ],
+    [
       [
-        "rollouts",
-        "with reward",
-        "mean reward",
-        ...CATEGORIES.map((c) => CATEGORY_LABEL[c] as string),
-        "tokens in",
-        "tokens out",
-        "cost",
-        "wall time",
-        "replaced",
+        String(r.rollouts),
+        String(r.scored),
+        fixed(r.mean_reward),
+        ...CATEGORIES.map((c) => String(r.outcomes[c])),
+        String(r.tokens.input),
+        String(r.tokens.output),
+        usd(r.cost_usd),
+        seconds(r.wall_time_sec),
+        String(r.replaced),
       ],
-      [
-        [
-          String(r.rollouts),
-          String(r.scored),
-          fixed(r.mean_reward),
-          ...CATEGORIES.map((c) => String(r.outcomes[c])),
-          String(r.tokens.input),
-          String(r.tokens.output),
-          usd(r.cost_usd),
-          seconds(r.wall_time_sec),
-          String(r.replaced),
-        ],
-      ],
-      new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]),
-    ),
+    ],
+    new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]),
   );
-  out.push("");
-  out.push(`Jobs (${s.jobs.length})`);
-  out.push(
-    ...table(
-      ["job", "trial", "rollouts", "mean reward", "outcomes", "tokens in/out", "cost", "wall time"],
-      s.jobs.map((j) => [
-        printable(j.path),
-        j.trial ?? DASH,
-        String(j.rollouts),
-        fixed(j.mean_reward),
-        outcomeText(j),
-        `${j.tokens.input}/${j.tokens.output}`,
-        usd(j.cost_usd),
-        seconds(j.wall_time_sec),
-      ]),
-      new Set([2, 3]),
-    ),
+}
+
+/** One row per job (a trial-NN folder of --trials N). */
+function jobsTable(jobs: JobLine[]): string[] {
+  return table(
+    ["job", "trial", "rollouts", "mean reward", "outcomes", "tokens in/out", "cost", "wall time"],
+    jobs.map((j) => [
+      printable(j.path),
+      j.trial ?? DASH,
+      String(j.rollouts),
+      fixed(j.mean_reward),
+      outcomeText(j),
+      `${j.tokens.input}/${j.tokens.output}`,
+      usd(j.cost_usd),
+      seconds(j.wall_time_sec),
+    ]),
+    new Set([2, 3]),
   );
-  out.push("");
-  out.push(`Groups (${s.groups.length}: ${r.zero_spread_groups} zero spread, ${r.withheld_groups} withheld)`);
+}
+
+/** Each group's row, then one indented row per member with its reward and advantage. */
+function groupsTable(s: RunSummary): string[] {
   const rows: string[][] = [];
   for (const g of s.groups) {
     const status = g.withheld ? `withheld: ${g.withheld}` : g.zero_spread ? "zero spread" : "";
+    const key = Object.values(g.key)
+      .map((v) => v ?? "null")
+      .join(" ");
     rows.push([
-      printable(
-        Object.values(g.key)
-          .map((v) => v ?? "null")
-          .join(" "),
-      ),
+      printable(key),
       String(g.rollouts),
       String(g.scored),
       fixed(g.mean),
@@ -91,35 +102,38 @@ export function resultsText(s: RunSummary): string {
       "",
       status,
     ]);
-    for (const m of g.members)
-      rows.push([
-        `  ${printable(m.rollout)}`,
-        "",
-        "",
-        "",
-        "",
-        fixed(m.reward),
-        fixed(m.advantage),
-        [m.outcome ?? DASH, m.outcome_category, m.withheld_reason ? `withholds: ${m.withheld_reason}` : null]
-          .filter(Boolean)
-          .join(" "),
-      ]);
+    for (const m of g.members) rows.push(memberRow(m));
   }
-  out.push(
-    ...table(
-      [
-        "group / rollout",
-        "rollouts",
-        "scored",
-        "mean",
-        "std",
-        "reward",
-        `advantage (${s.advantage})`,
-        "outcome",
-      ],
-      rows,
-      new Set([1, 2, 3, 4, 5, 6]),
-    ),
+  return table(
+    [
+      "group / rollout",
+      "rollouts",
+      "scored",
+      "mean",
+      "std",
+      "reward",
+      `advantage (${s.advantage})`,
+      "outcome",
+    ],
+    rows,
+    new Set([1, 2, 3, 4, 5, 6]),
   );
-  return `${out.join("\n")}\n`;
+}
+
+function memberRow(m: MemberLine): string[] {
+  const outcome = [
+    m.outcome ?? DASH,
+    m.outcome_category,
+    m.withheld_reason ? `withholds: ${m.withheld_reason}` : null,
+  ];
+  return [
+    `  ${printable(m.rollout)}`,
+    "",
+    "",
+    "",
+    "",
+    fixed(m.reward),
+    fixed(m.advantage),
+    outcome.filter(Boolean).join(" "),
+  ];
 }
