@@ -1,8 +1,9 @@
 // `bench results`: the run and group summaries as terminal tables, the same numbers as the page.
-import { printable } from "../cli/terminal-text.js";
-import { CATEGORY_LABEL, DASH, fixed, seconds, usd } from "./html/format.js";
-import type { JobLine, MemberLine, RunSummary, Totals } from "./model/run-summary.js";
-import { CATEGORIES } from "./model/summary.js";
+
+import { CATEGORY_LABEL, DASH, fixed, seconds, usd } from "../view/html/format.js";
+import type { JobLine, MemberLine, RunSummary, Totals } from "../view/model/run-summary.js";
+import { CATEGORIES } from "../view/model/summary.js";
+import { printable } from "./terminal-text.js";
 
 function table(header: string[], rows: string[][], right: Set<number>): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
