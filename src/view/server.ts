@@ -7,6 +7,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { UserInputError } from "../errors.js";
+import { opt } from "../options.js";
 import type { Normalisation } from "../train/groups/advantage.js";
 import { type ChangeListeners, streamEvents } from "./events.js";
 import { abPage } from "./html/ab-page.js";
@@ -191,13 +192,13 @@ export async function startViewServer(opts: ViewServerOptions): Promise<ViewServ
       if (err.code === "EADDRINUSE")
         reject(
           new UserInputError(
-            `--port ${port}: already in use on ${host}; give another port, or 0 for any free one.`,
+            `${opt("port", port)}: already in use on ${host}; give another port, or 0 for any free one.`,
           ),
         );
       else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
         reject(
           new UserInputError(
-            `--host ${host}: not an address of this machine; use 127.0.0.1, or 0.0.0.0 for every address.`,
+            `${opt("host", host)}: not an address of this machine; use 127.0.0.1, or 0.0.0.0 for every address.`,
           ),
         );
       else reject(err);

@@ -2,7 +2,7 @@
 // JSONL), or with --format branch-tree the branch trees of each group.
 import type { Command } from "commander";
 import { UserInputError } from "../../errors.js";
-import { BRANCH_TREE_ONLY, BRANCH_TREE_REFUSES, convertBranchTree } from "../../train/branch-tree/convert.js";
+import { convertBranchTree } from "../../train/branch-tree/convert.js";
 import { convertLines } from "../../train/console.js";
 import { type ConvertResult, convertJob } from "../../train/convert/convert.js";
 import type { RowMode } from "../../train/convert/rows.js";
@@ -122,6 +122,22 @@ function warnLeftOut(res: ConvertResult): void {
     );
   }
 }
+
+/** Convert flags branch-tree has no use for: refused by name rather than ignored. */
+const BRANCH_TREE_REFUSES = [
+  "--row-mode",
+  "--canonical-selection",
+  "--context-policy",
+  "--tokenizer",
+  "--tokenizer-revision",
+  "--max-length",
+  "--subagent-rows",
+  "--reward-vector",
+  "--group-advantage",
+] as const;
+
+/** The flags only branch-tree reads. */
+const BRANCH_TREE_ONLY = ["--pairs", "--pairs-any-request", "--include-oracle"] as const;
 
 const camel = (flag: string) => flag.slice(2).replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 /** Whether the user typed the flag (a default is not a choice). */

@@ -108,12 +108,12 @@ async function runSftCommand(o: SftFlags): Promise<number> {
     force: o.force === true,
     compatProfile: str(o.compatProfile),
     unsupported: {
-      "--publish-model": o.publishModel,
-      "--model-tag": o.modelTag,
-      "--model-card": o.modelCard,
-      "--publish-artifacts": o.publishArtifacts,
-      "--hf-prefix": o.hfPrefix,
-      "--hf-public-read-check": o.hfPublicReadCheck,
+      publishModel: o.publishModel,
+      modelTag: o.modelTag,
+      modelCard: o.modelCard,
+      publishArtifacts: o.publishArtifacts,
+      hfPrefix: o.hfPrefix,
+      hfPublicReadCheck: o.hfPublicReadCheck,
     },
     onStdout: o.follow === true ? (chunk) => process.stdout.write(chunk) : undefined,
   });

@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { UserInputError } from "../../errors.js";
+import { opt } from "../../options.js";
 import { isRecord } from "../../util/jsonl.js";
 
 /** What a conversion or a validation needs of a tokenizer: text to ids, and its chat template. */
@@ -62,13 +63,13 @@ async function locate(spec: string, revision: string | null, env: NodeJS.Process
     const file = path.join(spec, "tokenizer.json");
     if (await exists(file)) return path.resolve(file);
     throw new UserInputError(
-      `--tokenizer ${spec}: the folder has no tokenizer.json. Give a folder with tokenizer.json ` +
+      `${opt("tokenizer", spec)}: the folder has no tokenizer.json. Give a folder with tokenizer.json ` +
         "(and tokenizer_config.json with its chat_template), a tokenizer.json file, or a Hugging Face model id.",
     );
   }
   if (!looksLikeModelId(spec)) {
     throw new UserInputError(
-      `--tokenizer ${spec}: no such file or folder, and not a Hugging Face model id (org/name).`,
+      `${opt("tokenizer", spec)}: no such file or folder, and not a Hugging Face model id (org/name).`,
     );
   }
   const caches = hubCaches(env);
@@ -79,10 +80,10 @@ async function locate(spec: string, revision: string | null, env: NodeJS.Process
   }
   const revFlag = revision ? ` --revision ${revision}` : "";
   throw new UserInputError(
-    `--tokenizer ${spec}: no tokenizer for revision ${rev} on this machine, and nothing is downloaded at ` +
+    `${opt("tokenizer", spec)}: no tokenizer for revision ${rev} on this machine, and nothing is downloaded at ` +
       `run time. Looked for ./${spec} and for models--${spec.split("/").join("--")} in ${caches.join(", ")}. ` +
       `Get it with: huggingface-cli download ${spec}${revFlag} tokenizer.json tokenizer_config.json ` +
-      "(or give --tokenizer a folder that holds tokenizer.json).",
+      `(or give ${opt("tokenizer")} a folder that holds tokenizer.json).`,
   );
 }
 
@@ -136,7 +137,7 @@ export async function loadTokenizer(
     : templateOf(config);
   if (chatTemplate === null) {
     throw new UserInputError(
-      `--tokenizer ${spec}: ${dir} has no chat template (chat_template in tokenizer_config.json, or ` +
+      `${opt("tokenizer", spec)}: ${dir} has no chat template (chat_template in tokenizer_config.json, or ` +
         `${TEMPLATE_FILE}); trl-sft rows are measured as the trainer renders them, through that template.`,
     );
   }
