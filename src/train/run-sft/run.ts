@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { inheritedEnv } from "../../env.js";
 import { opt } from "../../options.js";
 import { applyCompatProfile } from "./compat.js";
 import { chatTemplateKwargs, type DatasetPlan, locateData, prepareData, toolDefsMode } from "./dataset.js";
@@ -43,7 +44,7 @@ export interface RunSftOptions extends Omit<PlanFlags, "overrides"> {
    * publishArtifacts, hfPrefix, hfPublicReadCheck): given, so the refusal can say which.
    */
   unsupported?: Record<string, unknown>;
-  /** The environment the trainer gets and `uv` is looked up in; process.env by default. */
+  /** The environment the trainer gets and `uv` is looked up in; the inherited one by default. */
   env?: NodeJS.ProcessEnv;
   /** Where relative paths start; process.cwd() by default. */
   cwd?: string;
@@ -186,7 +187,7 @@ function initialManifest(a: {
 
 export async function runSft(asked: RunSftOptions): Promise<RunSftResult> {
   const o = applyCompatProfile(asked, asked.compatProfile);
-  const env = o.env ?? process.env;
+  const env = o.env ?? inheritedEnv();
   const cwd = o.cwd ?? process.cwd();
   let primeRlDir: string | undefined;
   if (o.primeRlDir !== undefined) {

@@ -5,6 +5,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { envVar } from "../../env.js";
 import { UserInputError } from "../../errors.js";
 import { opt } from "../../options.js";
 import { isRecord } from "../../util/jsonl.js";
@@ -25,8 +26,23 @@ export interface LoadedTokenizer {
 
 const TEMPLATE_FILE = "chat_template.jinja";
 
+/** The variables that say where Hugging Face's hub cache is (src/env.ts's, unless a caller gives its own). */
+export type HubEnv = Partial<
+  Record<"HF_HUB_CACHE" | "HUGGINGFACE_HUB_CACHE" | "HF_HOME" | "XDG_CACHE_HOME" | "HOME", string>
+>;
+
+function libraryHubEnv(): HubEnv {
+  return {
+    HF_HUB_CACHE: envVar("HF_HUB_CACHE"),
+    HUGGINGFACE_HUB_CACHE: envVar("HUGGINGFACE_HUB_CACHE"),
+    HF_HOME: envVar("HF_HOME"),
+    XDG_CACHE_HOME: envVar("XDG_CACHE_HOME"),
+    HOME: envVar("HOME"),
+  };
+}
+
 /** Hugging Face's hub cache folders, in the order huggingface_hub looks. */
-export function hubCaches(env: NodeJS.ProcessEnv = process.env): string[] {
+export function hubCaches(env: HubEnv = libraryHubEnv()): string[] {
   const dirs: string[] = [];
   if (env.HF_HUB_CACHE) dirs.push(env.HF_HUB_CACHE);
   if (env.HUGGINGFACE_HUB_CACHE) dirs.push(env.HUGGINGFACE_HUB_CACHE);
@@ -56,7 +72,7 @@ async function snapshotIn(cache: string, modelId: string, revision: string): Pro
 const looksLikeModelId = (s: string) => /^[\w.-]+(\/[\w.-]+)?$/.test(s) && !s.startsWith(".");
 
 /** The tokenizer.json file and the folder holding its config, or a clear error. */
-async function locate(spec: string, revision: string | null, env: NodeJS.ProcessEnv): Promise<string> {
+async function locate(spec: string, revision: string | null, env: HubEnv): Promise<string> {
   const local = await exists(spec);
   if (local?.isFile()) return path.resolve(spec);
   if (local?.isDirectory()) {
@@ -121,7 +137,7 @@ function specialTokensOf(config: Record<string, unknown>): Record<string, string
 export async function loadTokenizer(
   spec: string,
   revision: string | null = null,
-  env: NodeJS.ProcessEnv = process.env,
+  env: HubEnv = libraryHubEnv(),
 ): Promise<LoadedTokenizer> {
   const file = await locate(spec, revision, env);
   const dir = path.dirname(file);
