@@ -189,29 +189,7 @@ export async function runSft(asked: RunSftOptions): Promise<RunSftResult> {
   const o = applyCompatProfile(asked, asked.compatProfile);
   const env = o.env ?? inheritedEnv();
   const cwd = o.cwd ?? process.cwd();
-  let primeRlDir: string | undefined;
-  if (o.primeRlDir !== undefined) {
-    const dir = path.resolve(cwd, o.primeRlDir);
-    if (!(await fs.stat(dir).catch(() => null))?.isDirectory())
-      throw new SftRefusal(`${opt("primeRlDir")} not found: ${o.primeRlDir}`);
-    primeRlDir = await fs.realpath(dir);
-  }
-  const config = await resolveConfig(o.config, cwd, primeRlDir);
-  const configData = await loadToml(config);
-  const overrides = [...(o.overrides ?? [])];
-  const exposure = exposurePlan({ ...o, overrides }, configData);
-  const tools = toolDefsMode(o.toolDefsMode ?? "preserve");
-  const kwargs = chatTemplateKwargs(o.chatTemplateKwargs ?? []);
-  const tail = tailMode(o.messageTailTruncation);
-  checkTailTruncation(tail, { toolDefsMode: tools, chatTemplateKwargs: kwargs, overrides }, configData);
-  await locateData({
-    data: o.data,
-    cwd,
-    toolDefsMode: tools,
-    chatTemplateKwargs: kwargs,
-    messageTailTruncation: tail,
-  });
-  refuseUnsupported(o);
+  const { primeRlDir, config, overrides, exposure, tools, kwargs } = await checked(o, cwd);
 
   const workDir = await resolveReal(path.resolve(cwd, o.workDir));
   const outputDir = o.outputDir
@@ -271,4 +249,35 @@ export async function runSft(asked: RunSftOptions): Promise<RunSftResult> {
   if (error !== undefined) trainer.extra.error = error;
   await writeManifest(manifestPath, manifest);
   return { manifestPath, commandPath, returncode, manifest };
+}
+
+/**
+ * Every refusal of the options, config and data, in upstream's order, before anything is written:
+ * what the run then needs of them.
+ */
+async function checked(o: RunSftOptions, cwd: string) {
+  let primeRlDir: string | undefined;
+  if (o.primeRlDir !== undefined) {
+    const dir = path.resolve(cwd, o.primeRlDir);
+    if (!(await fs.stat(dir).catch(() => null))?.isDirectory())
+      throw new SftRefusal(`${opt("primeRlDir")} not found: ${o.primeRlDir}`);
+    primeRlDir = await fs.realpath(dir);
+  }
+  const config = await resolveConfig(o.config, cwd, primeRlDir);
+  const configData = await loadToml(config);
+  const overrides = [...(o.overrides ?? [])];
+  const exposure = exposurePlan({ ...o, overrides }, configData);
+  const tools = toolDefsMode(o.toolDefsMode ?? "preserve");
+  const kwargs = chatTemplateKwargs(o.chatTemplateKwargs ?? []);
+  const tail = tailMode(o.messageTailTruncation);
+  checkTailTruncation(tail, { toolDefsMode: tools, chatTemplateKwargs: kwargs, overrides }, configData);
+  await locateData({
+    data: o.data,
+    cwd,
+    toolDefsMode: tools,
+    chatTemplateKwargs: kwargs,
+    messageTailTruncation: tail,
+  });
+  refuseUnsupported(o);
+  return { primeRlDir, config, overrides, exposure, tools, kwargs };
 }
