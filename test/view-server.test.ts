@@ -6,8 +6,10 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { nameFlags } from "../src/cli/option-flags.js";
 import { writeGroup, writeRollout } from "../src/jobs-dir/testing/job-builder.js";
 import { tmp } from "../src/jobs-dir/testing/tmp.js";
+import { nameOptionsWith } from "../src/options.js";
 import { startViewServer, type ViewServer } from "../src/view/index.js";
 import { bench, startBench } from "./testing/bench.js";
 
@@ -336,9 +338,14 @@ describe("bench view over HTTP", () => {
 
   it("a port in use and a folder that is not there are the user's to fix, named in one line", async () => {
     const port = Number(new URL(server.url).port);
+    // As the command names it; from code the same line names the option (`port: "N"`).
+    nameFlags();
+    await assert
+      .rejects(startViewServer({ jobsDir: root, port }), /^UserInputError: --port \d+: already in use/)
+      .finally(() => nameOptionsWith(null));
     await assert.rejects(
       startViewServer({ jobsDir: root, port }),
-      /^UserInputError: --port \d+: already in use/,
+      /^UserInputError: port: "\d+": already in use/,
     );
     const r = await bench(["view", path.join(root, "nope")]);
     assert.equal(r.code, 2);

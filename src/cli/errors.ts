@@ -19,7 +19,7 @@ function commanderCode(err: unknown): string | null {
 export function exitCodeOf(err: unknown): number {
   if (err instanceof ExitCode) return err.code;
   if (err instanceof UserInputError) return 2;
-  // RunStopped (the run stopped starting trials) is a JobProcessGone: an infrastructure end, exit 1.
+  // RunStopped (the run stopped starting rollouts) is a JobProcessGone: an infrastructure end, exit 1.
   if (err instanceof JobProcessGone || err instanceof StreamTimeout) return err.exitCode;
   const code = commanderCode(err);
   // Usage mistakes are bad input (2), help is not. `bench help run` is "commander.help" with exit 0;

@@ -239,6 +239,10 @@ export const SFT_HELP: HelpSections = {
   },
 };
 
+/** --group-by of `bench view` and `bench results`: the run's groups, as `bench train` groups them. */
+export const SUMMARY_GROUP_BY_HELP =
+  "keys from task, agent, model, task_digest, job, policy_version (default task,agent,model,job; without job for the trial-NN jobs of --trials N)";
+
 export const VIEW_HELP: HelpSections = {
   notes: [
     "Loopback only by default: a --host other than 127.0.0.1 or ::1 warns that every trajectory,\n" +

@@ -12,7 +12,7 @@ import { registerRunCommand } from "./run.js";
 import { registerSandboxCommands } from "./sandbox.js";
 import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
-import { registerTrainCommands } from "./train.js";
+import { registerTrainCommands } from "./train/index.js";
 import { registerViewCommand } from "./view.js";
 
 function buildProgram(): Command {

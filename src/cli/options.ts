@@ -1,4 +1,10 @@
 import { InvalidArgumentError } from "commander";
+import { UserInputError } from "../errors.js";
+
+/** A repeatable flag: every value, in the order given. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 export function parseInteger(value: string): number {
   if (!/^-?\d+$/.test(value.trim()))
@@ -55,4 +61,30 @@ export function oneOf<T extends string>(words: readonly T[]): (value: string) =>
       throw new InvalidArgumentError(`expected ${words.slice(0, -1).join(", ")} or ${words.at(-1)}`);
     return value as T;
   };
+}
+
+/**
+ * A number a command reads inside its action rather than while commander parses: its refusal is then
+ * the command's own line and exit code (`bench train convert: --max-length: "0" is not a whole
+ * number of at least 1.`), in the order of the command's other checks. Undefined when not given.
+ */
+export function numberFlag(
+  flag: string,
+  value: string | undefined,
+  opts: { integer?: boolean; min?: number } = {},
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  const bad =
+    value.trim() === "" ||
+    !Number.isFinite(n) ||
+    (opts.integer && !Number.isInteger(n)) ||
+    (opts.min !== undefined && n < opts.min);
+  if (bad) {
+    const kind = opts.integer ? "a whole number" : "a number";
+    throw new UserInputError(
+      `${flag}: "${value}" is not ${kind}${opts.min !== undefined ? ` of at least ${opts.min}` : ""}.`,
+    );
+  }
+  return n;
 }

@@ -1,4 +1,4 @@
-// While a run goes: one redrawn status line on a terminal, one plain line per finished trial
+// While a run goes: one redrawn status line on a terminal, one plain line per finished rollout
 // otherwise (CI logs stay readable).
 import type { EvaluationEvent } from "../job/evaluation.js";
 import { rewardOf } from "../job/summary.js";

@@ -2,21 +2,17 @@
 import type { Command } from "commander";
 import { messageOf } from "../errors.js";
 import { loadRunSummary } from "../view/model/run-summary.js";
-import { resultsText } from "../view/results-table.js";
 import { exitCodeOf } from "./errors.js";
-
-const GROUP_BY_HELP =
-  "keys from task, agent, model, task_digest, job, policy_version (default task,agent,model,job; without job for the trial-NN jobs of --trials N)";
-
 import { withHelp } from "./help.js";
-import { RESULTS_HELP } from "./help-pages.js";
+import { RESULTS_HELP, SUMMARY_GROUP_BY_HELP } from "./help-pages.js";
+import { resultsText } from "./results-table.js";
 
 export function registerResultsCommand(program: Command): void {
   const cmd = program
     .command("results")
     .description("print a run's summary, its jobs and its groups (rewards, advantages, outcomes)")
     .argument("[jobs-dir]", "the jobs folder (or one job or trial-NN folder in it)", "jobs")
-    .option("--group-by <keys>", GROUP_BY_HELP)
+    .option("--group-by <keys>", SUMMARY_GROUP_BY_HELP)
     .option("--advantage <name>", "grpo or loo", "grpo")
     .option("--json", "print the numbers as JSON")
     .action(async (jobsDir: string, o: { groupBy?: string; advantage: string; json?: boolean }) => {

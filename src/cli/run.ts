@@ -14,6 +14,7 @@ import { withHelp } from "./help.js";
 import { RUN_HELP } from "./help-pages.js";
 import {
   atLeast,
+  collect,
   oneOf,
   parseInteger,
   parseKeyValue,
@@ -69,8 +70,6 @@ interface RunOptions {
   gatewayHost?: string;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
-
 function skillMode(value: string): SkillMode {
   if (!(SKILL_MODES as readonly string[]).includes(value))
     throw new InvalidArgumentError(`expected with-skill or no-skill, got ${JSON.stringify(value)}`);
@@ -103,7 +102,24 @@ export function registerRunCommand(program: Command): void {
     .description("Run N rollouts of each task (each repeat a job of its own) and score them")
     .argument("<task-or-dir>", "a task folder, or a folder of tasks")
     .requiredOption("-a, --agent <agent>", "agent: oracle, nop, bench-agent, claude-code, codex, opencode")
-    .option("-m, --model <provider/model>", "the policy, e.g. vllm/my-policy")
+    .option("-m, --model <provider/model>", "the policy, e.g. vllm/my-policy");
+  // In the order the help lists them: the jobs, the policy and its endpoint, the task, where it runs.
+  jobFlags(run);
+  policyFlags(run);
+  taskFlags(run);
+  executorFlags(run)
+    .option("--dry-run", "print the plan as JSON (tasks, sandbox, policy settings) and run nothing")
+    .option("-q, --quiet", "no progress output")
+    .action(async (taskOrDir: string, opts: RunOptions) => {
+      const code = await runCommand(taskOrDir, opts);
+      if (code !== 0) throw new ExitCode(code);
+    });
+  withHelp(run, RUN_HELP);
+}
+
+/** How many rollouts, how many at once, where they are written, which tasks. */
+function jobFlags(run: Command): Command {
+  return run
     .option("--trials <n>", "rollouts per task; each is a job of its own", atLeast(1), 1)
     .option("-j, --concurrency <n>", "trials at once within a job", atLeast(1), 4)
     .option("--parallel-jobs <k>", "repeat jobs at once; each keeps its own folder and -j", atLeast(1))
@@ -114,7 +130,12 @@ export function registerRunCommand(program: Command): void {
     .option("--retry-attempts <n>", "retries of an infrastructure failure", atLeast(0), 2)
     .option("--include <name-or-glob>", "only these tasks (repeatable)", collect, [])
     .option("--exclude <name-or-glob>", "not these tasks (repeatable)", collect, [])
-    .option("--agent-env <KEY=VALUE>", "environment for the agent (repeatable)", parseKeyValue, {})
+    .option("--agent-env <KEY=VALUE>", "environment for the agent (repeatable)", parseKeyValue, {});
+}
+
+/** The policy's endpoint, the sampling the gateway enforces, and when a failing endpoint stops the run. */
+function policyFlags(run: Command): Command {
+  return run
     .option("--base-url <url>", "the policy's OpenAI-compatible endpoint, e.g. http://gpu:8000/v1")
     .option("--api-key <key>", "the policy's key (only the gateway sees it)")
     .option("--temperature <t>", "sampling temperature, enforced on every call", parseNumber)
@@ -144,20 +165,19 @@ export function registerRunCommand(program: Command): void {
       "endpoint failures in a row that end a rollout as provider_error at once",
       parseInteger,
     )
-    .option("--fail-fast-rollouts <m>", "provider_error rollouts in a row that stop the run", parseInteger)
+    .option("--fail-fast-rollouts <m>", "provider_error rollouts in a row that stop the run", parseInteger);
+}
+
+/** What the task gets beyond its own files: skills, time limits, how its verifier runs. */
+function taskFlags(run: Command): Command {
+  run
     .option(
       "--skills-dir <dir>",
       "agent CLIs: a folder of skill folders (each with a SKILL.md), added to the task's",
     )
-    .option("--skill-mode <mode>", "agent CLIs: with-skill or no-skill, for an A/B run", skillMode)
-    .option(
-      "--timeout-multiplier <x>",
-      "scale every task's time limits (agent, verifier, build)",
-      parseNumber,
-    )
-    .option("--agent-timeout-multiplier <x>", "scale the agent's time limit", parseNumber)
-    .option("--verifier-timeout-multiplier <x>", "scale the verifier's time limit", parseNumber)
-    .option("--environment-build-timeout-multiplier <x>", "scale the image build's limit", parseNumber)
+    .option("--skill-mode <mode>", "agent CLIs: with-skill or no-skill, for an A/B run", skillMode);
+  for (const [flag, description] of TIMEOUT_MULTIPLIERS) run.option(flag, description, parseNumber);
+  return run
     .option(
       "--verifier-hardening <on|off>",
       "undo what the agent planted for the verifier before it runs (off only to debug a verifier)",
@@ -167,7 +187,20 @@ export function registerRunCommand(program: Command): void {
       "--verifier-environment-mode <mode>",
       "shared or separate (a fresh sandbox that gets only the workspace and artifacts)",
       verifierMode,
-    )
+    );
+}
+
+/** The task's time limits scaled: all of them, or one phase's. */
+const TIMEOUT_MULTIPLIERS = [
+  ["--timeout-multiplier <x>", "scale every task's time limits (agent, verifier, build)"],
+  ["--agent-timeout-multiplier <x>", "scale the agent's time limit"],
+  ["--verifier-timeout-multiplier <x>", "scale the verifier's time limit"],
+  ["--environment-build-timeout-multiplier <x>", "scale the image build's limit"],
+] as const;
+
+/** Where the rollouts run: here, or each a SLURM job. */
+function executorFlags(run: Command): Command {
+  return run
     .option("--executor <kind>", "local or slurm: each trial a SLURM job")
     .option("--slurm-partition <name>", "SLURM partition")
     .option("--slurm-account <name>", "SLURM account")
@@ -177,19 +210,43 @@ export function registerRunCommand(program: Command): void {
       collect,
       [],
     )
-    .option("--gateway-host <addr>", "where SLURM nodes reach the gateway")
-    .option("--dry-run", "print the plan as JSON (tasks, sandbox, policy settings) and run nothing")
-    .option("-q, --quiet", "no progress output")
-    .action(async (taskOrDir: string, opts: RunOptions) => {
-      const code = await runCommand(taskOrDir, opts);
-      if (code !== 0) throw new ExitCode(code);
-    });
-  withHelp(run, RUN_HELP);
+    .option("--gateway-host <addr>", "where SLURM nodes reach the gateway");
 }
 
 async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> {
   const interrupt = new AbortController();
-  const evaluation = new Evaluation({
+  const evaluation = evaluationOf(taskOrDir, opts, interrupt.signal);
+  if (opts.dryRun) {
+    process.stdout.write(`${JSON.stringify(planToJson(await evaluation.plan()), null, 2)}\n`);
+    return 0;
+  }
+  const signals = stopOnSignals(interrupt, {
+    containers: (await evaluation.plan()).backend.kind === "container",
+    slurm: evaluation.settings.executor?.kind === "slurm",
+  });
+  try {
+    const result = await evaluation.run();
+    const withTask = new Set(result.results.map((r) => r.task_name)).size > 1;
+    for (const r of result.results) process.stdout.write(`${rolloutLine(r, withTask)}\n`);
+    process.stdout.write(`${summaryLine(result)}\n`);
+    const plan = await evaluation.plan();
+    for (const line of stoppedLines(result, plan.jobName)) process.stderr.write(`${line}\n`);
+    const signalled = signals.signalled();
+    const end = [
+      ...(opts.quiet ? [] : whereLines(plan)),
+      ...(signalled ? resumeLines(result, plan, process.argv.slice(2)) : []),
+    ];
+    for (const line of end) process.stderr.write(`${line}\n`);
+    if (signalled) return signalled === "SIGINT" ? 130 : 143;
+    return result.exitCode;
+  } finally {
+    signals.off();
+  }
+}
+
+/** The flags as the library's settings; the environment's defaults are read here, in the command. */
+function evaluationOf(taskOrDir: string, opts: RunOptions, signal: AbortSignal): Evaluation {
+  return new Evaluation({
     tasks: taskOrDir,
     agent: opts.agent,
     model: opts.model ?? null,
@@ -215,40 +272,49 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     ...(opts.skillMode ? { skillMode: opts.skillMode } : {}),
     ...(opts.verifierHardening ? { verifierHardening: opts.verifierHardening } : {}),
     ...(opts.verifierEnvironmentMode ? { verifierEnvironmentMode: opts.verifierEnvironmentMode } : {}),
-    policy: {
-      baseUrl: opts.baseUrl ?? null,
-      apiKey: opts.apiKey ?? null,
-      temperature: opts.temperature ?? null,
-      topP: opts.topP ?? null,
-      maxTokens: opts.maxTokens ?? null,
-      seed: opts.seed ?? null,
-      policyVersion: opts.policyVersion ?? null,
-      captureTokens: opts.captureTokens === true,
-      price: opts.price ?? null,
-      firstByteTimeoutSec: opts.endpointFirstByteTimeout ?? null,
-      idleTimeoutSec: opts.endpointIdleTimeout ?? null,
-      endpointRetries: opts.endpointRetries ?? null,
-      failFastCalls: opts.failFastCalls ?? null,
-    },
+    policy: policyOf(opts),
     ...executorOf(opts, process.env),
     env: process.env,
-    signal: interrupt.signal,
+    signal,
     onEvent: createProgress(process.stderr, { quiet: opts.quiet === true }),
   });
-  if (opts.dryRun) {
-    process.stdout.write(`${JSON.stringify(planToJson(await evaluation.plan()), null, 2)}\n`);
-    return 0;
-  }
+}
+
+function policyOf(opts: RunOptions): EvaluationSettings["policy"] {
+  return {
+    baseUrl: opts.baseUrl ?? null,
+    apiKey: opts.apiKey ?? null,
+    temperature: opts.temperature ?? null,
+    topP: opts.topP ?? null,
+    maxTokens: opts.maxTokens ?? null,
+    seed: opts.seed ?? null,
+    policyVersion: opts.policyVersion ?? null,
+    captureTokens: opts.captureTokens === true,
+    price: opts.price ?? null,
+    firstByteTimeoutSec: opts.endpointFirstByteTimeout ?? null,
+    idleTimeoutSec: opts.endpointIdleTimeout ?? null,
+    endpointRetries: opts.endpointRetries ?? null,
+    failFastCalls: opts.failFastCalls ?? null,
+  };
+}
+
+/**
+ * The first Ctrl-C (or SIGTERM) stops the run gently: rollouts in flight end as interrupted and are
+ * recorded. A second one forces: nothing gets to clean up, so this run's containers and SLURM jobs
+ * are removed here (briefly) before the process exits.
+ */
+function stopOnSignals(
+  interrupt: AbortController,
+  run: { containers: boolean; slurm: boolean },
+): { signalled(): NodeJS.Signals | null; off(): void } {
   let signalled: NodeJS.Signals | null = null;
-  const containerRun = (await evaluation.plan()).backend.kind === "container";
-  const slurmRun = evaluation.settings.executor?.kind === "slurm";
   const onSignal = (sig: NodeJS.Signals) => {
     if (signalled) {
-      // Forced: no trial gets to clean up, so remove this run's containers ourselves (briefly).
+      // Forced: no rollout gets to clean up, so remove this run's containers ourselves (briefly).
       const code = sig === "SIGINT" ? 130 : 143;
       const cleanup = Promise.all([
-        containerRun ? removeContainersOfRun().catch(() => []) : [],
-        slurmRun ? cancelJobsOfThisProcess().catch(() => undefined) : undefined,
+        run.containers ? removeContainersOfRun().catch(() => []) : [],
+        run.slurm ? cancelJobsOfThisProcess().catch(() => undefined) : undefined,
       ]);
       void Promise.race([cleanup, new Promise((r) => setTimeout(r, 5000))]).then(() => process.exit(code));
       return;
@@ -259,24 +325,13 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  try {
-    const result = await evaluation.run();
-    const withTask = new Set(result.results.map((r) => r.task_name)).size > 1;
-    for (const r of result.results) process.stdout.write(`${rolloutLine(r, withTask)}\n`);
-    process.stdout.write(`${summaryLine(result)}\n`);
-    const plan = await evaluation.plan();
-    for (const line of stoppedLines(result, plan.jobName)) process.stderr.write(`${line}\n`);
-    const end = [
-      ...(opts.quiet ? [] : whereLines(plan)),
-      ...(signalled ? resumeLines(result, plan, process.argv.slice(2)) : []),
-    ];
-    for (const line of end) process.stderr.write(`${line}\n`);
-    if (signalled) return signalled === "SIGINT" ? 130 : 143;
-    return result.exitCode;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
+  return {
+    signalled: () => signalled,
+    off: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
 }
 
 /** --executor and the SLURM flags, each over its BENCHFLOW_* variable. */

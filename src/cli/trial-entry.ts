@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The entry a SLURM job starts on its node: `node trial-entry.js SPEC.json`. Not the whole CLI
-// (commander and every command's code), only a trial's: Node's start is paid once per trial.
+// (commander and every command's code), only a rollout's: Node's start is paid once per rollout.
 import { runRolloutOnNode } from "../job/slurm/node.js";
 
 const spec = process.argv[2];

@@ -6,10 +6,9 @@ import { exportRun } from "../view/export.js";
 import { assertAdvantage } from "../view/model/run-summary.js";
 import { isLoopback, startViewServer } from "../view/server.js";
 import { exitCodeOf } from "./errors.js";
+import { withHelp } from "./help.js";
+import { SUMMARY_GROUP_BY_HELP, VIEW_HELP } from "./help-pages.js";
 import { parseInteger } from "./options.js";
-
-const GROUP_BY_HELP =
-  "keys from task, agent, model, task_digest, job, policy_version (default task,agent,model,job; without job for the trial-NN jobs of --trials N)";
 
 interface ViewFlags {
   host: string;
@@ -20,9 +19,6 @@ interface ViewFlags {
   open: boolean;
 }
 
-import { withHelp } from "./help.js";
-import { VIEW_HELP } from "./help-pages.js";
-
 export function registerViewCommand(program: Command): void {
   const cmd = program
     .command("view")
@@ -30,7 +26,7 @@ export function registerViewCommand(program: Command): void {
     .argument("[jobs-dir]", "the jobs folder (or one job or trial-NN folder in it)", "jobs")
     .option("--host <host>", "address to listen on (loopback by default)", "127.0.0.1")
     .option("--port <port>", "port (0: any free port)", parseInteger, 0)
-    .option("--group-by <keys>", GROUP_BY_HELP)
+    .option("--group-by <keys>", SUMMARY_GROUP_BY_HELP)
     .option("--advantage <name>", "grpo or loo (the pages switch between them)", "grpo")
     .option("--export <file.html>", "write one self-contained page of the run and exit")
     .option("--no-open", "do not open a browser")

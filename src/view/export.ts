@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { UserInputError } from "../errors.js";
 import type { Normalisation } from "../jobs-dir/groups/advantage.js";
+import { opt } from "../options.js";
 import { html, trusted } from "./html/escape.js";
 import { groupSection } from "./html/group-page.js";
 import { page } from "./html/layout.js";
@@ -30,12 +31,12 @@ export async function exportRun(
   opts: { groupBy?: string; advantage?: Normalisation } = {},
 ): Promise<ExportResult> {
   if (!file.endsWith(".html"))
-    throw new UserInputError(`--export ${file}: give a file name ending in .html.`);
+    throw new UserInputError(`${opt("export", file)}: give a file name ending in .html.`);
   const index = await RunIndex.open(jobsDir);
   const abs = path.resolve(file);
   if (abs === index.root || abs.startsWith(index.root + path.sep))
     throw new UserInputError(
-      `--export ${file} is inside the jobs folder ${jobsDir}; write it somewhere else.`,
+      `${opt("export", file)} is inside the jobs folder ${jobsDir}; write it somewhere else.`,
     );
   const norm = opts.advantage ?? "grpo";
   const s = summaryFromIndex(index, { groupBy: opts.groupBy, advantage: norm });

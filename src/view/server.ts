@@ -1,7 +1,6 @@
 // `bench view`: one hono server over a jobs folder. Pages are rendered here from the index (runs,
 // groups) and from the folder on demand (a rollout); every view has its own URL and links to the
-// others. Responses carry a CSP whose nonce lets only our own inline script run.
-import { randomBytes } from "node:crypto";
+// others. Responses carry a CSP whose nonce lets only our own inline script run (respond.ts).
 import { promises as fs } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
@@ -9,19 +8,20 @@ import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { UserInputError } from "../errors.js";
 import type { Normalisation } from "../jobs-dir/groups/advantage.js";
+import { opt } from "../options.js";
+import { type ChangeListeners, streamEvents } from "./events.js";
 import { abPage } from "./html/ab-page.js";
 import { html } from "./html/escape.js";
 import { groupSection, missingGroup } from "./html/group-page.js";
-import { page } from "./html/layout.js";
-import { type Links, serverLinks } from "./html/links.js";
 import { comparePage, rolloutSection } from "./html/rollout-page.js";
-import { GROUP_SORTS, type GroupSort, runsPage } from "./html/runs-page.js";
+import { runsPage } from "./html/runs-page.js";
 import { ARM_BYS, type ArmBy, armsOf } from "./model/arms.js";
 import { groupByFor, groupsOf } from "./model/groups.js";
 import { readRolloutDetail } from "./model/rollout-detail.js";
 import { RunIndex } from "./model/run-index.js";
 import { groupLine, summaryFromIndex } from "./model/run-summary.js";
 import { resolveRaw } from "./raw.js";
+import { type Responder, responder, type ViewDefaults } from "./respond.js";
 import { watchIndex } from "./watch.js";
 
 export interface ViewServerOptions {
@@ -45,88 +45,83 @@ export function isLoopback(host: string): boolean {
 }
 
 const WAIT_FOR_INDEX = 2000;
-const ADVANTAGES: readonly Normalisation[] = ["grpo", "loo"];
 
-export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: Normalisation }) {
+export function buildApp(index: RunIndex, opts: ViewDefaults) {
   const app = new Hono();
-  const listeners = new Set<(paths: string[]) => void>();
+  const listeners: ChangeListeners = new Set();
+  const r = responder(opts);
+  routeRunPages(app, index, r);
+  routeRolloutPages(app, index, r);
+  app.get("/raw/*", (c) => rawFile(c, index));
+  app.get("/events", (c) => streamSSE(c, (stream) => streamEvents(stream, index, listeners)));
+  app.notFound((c) => r.send(c, "not found", html`<h1>Not found</h1>`, 404, false));
 
-  const advantageOf = (c: Context): Normalisation => {
-    const a = c.req.query("advantage");
-    return ADVANTAGES.includes(a as Normalisation) ? (a as Normalisation) : (opts.advantage ?? "grpo");
+  const notify = (paths: string[]) => {
+    if (paths.length === 0) return;
+    for (const l of listeners) l(paths);
   };
-  const groupByOf = (c: Context) => c.req.query("group_by") || opts.groupBy;
-  const sortOf = (c: Context): GroupSort => {
-    const v = c.req.query("sort");
-    return GROUP_SORTS.includes(v as GroupSort) ? (v as GroupSort) : "path";
-  };
-  const linksOf = (c: Context): Links =>
-    serverLinks({ advantage: advantageOf(c), groupBy: c.req.query("group_by"), sort: sortOf(c) });
+  return { app, notify, listeners };
+}
 
-  const send = (c: Context, title: string, body: ReturnType<typeof html>, status = 200, live = true) => {
-    const nonce = randomBytes(16).toString("base64");
-    c.header(
-      "Content-Security-Policy",
-      `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
-    );
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "no-referrer");
-    c.header("Cache-Control", "no-store");
-    return c.html(page({ title, nonce, live, home: linksOf(c).home }, body), status as 200);
-  };
-
-  const userError = (c: Context, err: unknown) =>
-    send(c, "bad request", html`<h1>Bad request</h1><p>${(err as Error).message}</p>`, 400, false);
-
+/** The runs page and a group's page: read from the index, grouped as the request asks. */
+function routeRunPages(app: Hono, index: RunIndex, r: Responder): void {
   app.get("/", (c) => {
     try {
-      const s = summaryFromIndex(index, { groupBy: groupByOf(c), advantage: advantageOf(c) });
+      const s = summaryFromIndex(index, { groupBy: r.groupByOf(c), advantage: r.advantageOf(c) });
       const paging = {
         groups: Number(c.req.query("groups_page") ?? 1) || 1,
         jobs: Number(c.req.query("jobs_page") ?? 1) || 1,
-        sort: sortOf(c),
+        sort: r.sortOf(c),
       };
-      const links = linksOf(c);
+      const links = r.linksOf(c);
       const ab = links.ab();
-      return send(
+      return r.send(
         c,
         "runs",
         html`${runsPage(s, links, paging, ab ? html`<p><a href="${ab}" data-testid="ab-link">A/B arms (skill mode, policy version)</a></p>` : null)}`,
       );
     } catch (err) {
-      return userError(c, err);
+      return r.userError(c, err);
     }
   });
 
   app.get("/groups/:id", (c) => {
     try {
-      const norm = advantageOf(c);
-      const by = groupByFor(index, groupByOf(c));
+      const norm = r.advantageOf(c);
+      const by = groupByFor(index, r.groupByOf(c));
       const id = c.req.param("id");
       const g = groupsOf(index, by, norm).find((x) => x.urlId === id);
-      if (!g) return send(c, "no such group", missingGroup(id), 404);
-      return send(
+      if (!g) return r.send(c, "no such group", missingGroup(id), 404);
+      return r.send(
         c,
         `group ${g.id}`,
-        html`${progressBlock(index)}${groupSection(groupLine(g), linksOf(c), norm)}`,
+        html`${progressBlock(index)}${groupSection(groupLine(g), r.linksOf(c), norm)}`,
       );
     } catch (err) {
-      return userError(c, err);
+      return r.userError(c, err);
     }
   });
+}
 
+/** A rollout's page, two side by side, and the A/B arms: read from the folder on demand. */
+function routeRolloutPages(app: Hono, index: RunIndex, r: Responder): void {
   app.get("/rollouts/*", async (c) => {
     const p = decodePath(new URL(c.req.url).pathname.slice("/rollouts/".length));
-    const r = p === null ? undefined : index.rollouts.get(p);
-    if (!r) return send(c, "no such rollout", html`<h1>No such rollout</h1><p>${p ?? ""}</p>`, 404, false);
-    return send(c, `rollout ${r.relPath}`, rolloutSection(await readRolloutDetail(r), linksOf(c)));
+    const found = p === null ? undefined : index.rollouts.get(p);
+    if (!found)
+      return r.send(c, "no such rollout", html`<h1>No such rollout</h1><p>${p ?? ""}</p>`, 404, false);
+    return r.send(
+      c,
+      `rollout ${found.relPath}`,
+      rolloutSection(await readRolloutDetail(found), r.linksOf(c)),
+    );
   });
 
   app.get("/compare", async (c) => {
     const a = index.rollouts.get(c.req.query("a") ?? "");
     const b = index.rollouts.get(c.req.query("b") ?? "");
     if (!a || !b)
-      return send(
+      return r.send(
         c,
         "compare",
         html`<h1>Compare</h1><p>Give two rollouts of this folder: /compare?a=PATH&amp;b=PATH.</p>`,
@@ -134,7 +129,7 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
         false,
       );
     const [da, db] = await Promise.all([readRolloutDetail(a), readRolloutDetail(b)]);
-    return send(c, "compare", comparePage(da, db, linksOf(c)));
+    return r.send(c, "compare", comparePage(da, db, r.linksOf(c)));
   });
 
   app.get("/ab", async (c) => {
@@ -145,63 +140,22 @@ export function buildApp(index: RunIndex, opts: { groupBy?: string; advantage?: 
     const others = all.map((x) => ({ by: x.by, values: [...x.arms.keys()] }));
     const a = c.req.query("a") ?? null;
     const b = c.req.query("b") ?? null;
-    return send(c, "A/B", abPage(by, arms, a, b, linksOf(c), others));
+    return r.send(c, "A/B", abPage(by, arms, a, b, r.linksOf(c), others));
   });
+}
 
-  app.get("/raw/*", async (c) => {
-    const rest = new URL(c.req.url).pathname.slice("/raw/".length);
-    const file = await resolveRaw(index.root, rest.split("/"));
-    if (!file) return c.text("not found", 404);
-    const body = await fs.readFile(file);
-    return c.body(body, 200, {
-      "Content-Type": "text/plain; charset=utf-8",
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "default-src 'none'; sandbox",
-      "Cache-Control": "no-store",
-    });
+/** A file of the folder as plain text, never run or rendered; only what resolveRaw keeps inside. */
+async function rawFile(c: Context, index: RunIndex) {
+  const rest = new URL(c.req.url).pathname.slice("/raw/".length);
+  const file = await resolveRaw(index.root, rest.split("/"));
+  if (!file) return c.text("not found", 404);
+  const body = await fs.readFile(file);
+  return c.body(body, 200, {
+    "Content-Type": "text/plain; charset=utf-8",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+    "Cache-Control": "no-store",
   });
-
-  app.get("/events", (c) =>
-    streamSSE(c, async (stream) => {
-      const queue: string[] = [];
-      const progress = () => ({ type: "progress", ...index.progress });
-      let wake: (() => void) | null = null;
-      // One event per rollout; a batch of the first read of a large folder is one progress event.
-      const listener = (paths: string[]) => {
-        if (paths.length > 32) queue.push("");
-        else queue.push(...paths);
-        wake?.();
-      };
-      listeners.add(listener);
-      stream.onAbort(() => {
-        listeners.delete(listener);
-        wake?.();
-      });
-      await stream.writeSSE({ data: JSON.stringify({ type: "hello", rollouts: index.rollouts.size }) });
-      while (!stream.aborted && !stream.closed) {
-        if (queue.length === 0) {
-          await new Promise<void>((res) => {
-            wake = res;
-            setTimeout(res, 15000).unref();
-          });
-          wake = null;
-          if (queue.length === 0 && !stream.aborted) await stream.write(": keep-alive\n\n");
-          continue;
-        }
-        const p = queue.shift() as string;
-        await stream.writeSSE({ data: JSON.stringify(p === "" ? progress() : { type: "rollout", path: p }) });
-      }
-      listeners.delete(listener);
-    }),
-  );
-
-  app.notFound((c) => send(c, "not found", html`<h1>Not found</h1>`, 404, false));
-
-  const notify = (paths: string[]) => {
-    if (paths.length === 0) return;
-    for (const l of listeners) l(paths);
-  };
-  return { app, notify, listeners };
 }
 
 /** While a large folder is still being read, the pages say how far (and fill in live). */
@@ -242,13 +196,13 @@ export async function startViewServer(opts: ViewServerOptions): Promise<ViewServ
       if (err.code === "EADDRINUSE")
         reject(
           new UserInputError(
-            `--port ${port}: already in use on ${host}; give another port, or 0 for any free one.`,
+            `${opt("port", port)}: already in use on ${host}; give another port, or 0 for any free one.`,
           ),
         );
       else if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
         reject(
           new UserInputError(
-            `--host ${host}: not an address of this machine; use 127.0.0.1, or 0.0.0.0 for every address.`,
+            `${opt("host", host)}: not an address of this machine; use 127.0.0.1, or 0.0.0.0 for every address.`,
           ),
         );
       else reject(err);

@@ -20,93 +20,122 @@ export function watchIndex(
   onChanged: (paths: string[]) => void,
   opts: { debounceMs?: number; pollMs?: number; forcePoll?: boolean } = {},
 ): Watcher {
-  const debounce = opts.debounceMs ?? 100;
-  const pollMs = opts.pollMs ?? 2000;
-  const watches = new Map<string, fs.FSWatcher>();
-  let mode: "watch" | "poll" = opts.forcePoll ? "poll" : "watch";
-  let timer: NodeJS.Timeout | null = null;
-  let closed = false;
-  const scope = { full: false, jobs: new Set<string>() };
-  const jobDirs = () => new Set(index.jobs.map((j) => j.dir));
-
-  const run = () => {
-    timer = null;
-    const s = { full: scope.full, jobs: [...scope.jobs] };
-    scope.full = false;
-    scope.jobs.clear();
-    index
-      .refresh(s)
-      .then((changed) => {
-        if (closed) return;
-        sync();
-        onChanged(changed);
-      })
-      .catch(() => undefined);
-  };
-  const kick = (dir: string) => {
-    const jobs = jobDirs();
-    if (jobs.has(dir)) scope.jobs.add(dir);
-    else if (jobs.has(path.dirname(dir))) scope.jobs.add(path.dirname(dir));
-    if (!timer) {
-      timer = setTimeout(run, debounce);
-      timer.unref();
-    }
-  };
-
-  function sync(): void {
-    if (mode !== "watch" || closed) return;
-    const want = new Set([
-      index.root,
-      ...index.above,
-      ...jobDirs(),
-      ...index.pendingDirs().slice(0, MAX_WATCHES),
-    ]);
-    for (const [dir, w] of watches)
-      if (!want.has(dir)) {
-        w.close();
-        watches.delete(dir);
-      }
-    for (const dir of want) {
-      if (watches.has(dir)) continue;
-      try {
-        const w = fs.watch(dir, { persistent: false }, () => kick(dir));
-        w.on("error", () => {
-          w.close();
-          watches.delete(dir);
-        });
-        watches.set(dir, w);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        // ENOSPC: out of inotify watches. Poll instead.
-        if (code !== "ENOENT") {
-          mode = "poll";
-          for (const x of watches.values()) x.close();
-          watches.clear();
-          return;
-        }
-      }
-    }
-  }
-
-  sync();
-  const iv = setInterval(() => {
-    if (timer) return;
-    if (mode === "poll") scope.full = true;
-    else if (index.pendingDirs().length === 0) return;
-    timer = setTimeout(run, 0);
-    timer.unref();
-  }, pollMs);
+  const watch = new IndexWatch(index, onChanged, opts.debounceMs ?? 100, opts.forcePoll ? "poll" : "watch");
+  watch.sync();
+  const iv = setInterval(() => watch.tick(), opts.pollMs ?? 2000);
   iv.unref();
   return {
     get mode() {
-      return mode;
+      return watch.mode;
     },
     close: () => {
-      closed = true;
       clearInterval(iv);
-      if (timer) clearTimeout(timer);
-      for (const w of watches.values()) w.close();
-      watches.clear();
+      watch.close();
     },
   };
+}
+
+/** The watches, and the refresh they start: what changed is gathered for `debounce` ms, read once. */
+class IndexWatch {
+  private readonly watches = new Map<string, fs.FSWatcher>();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** What the next refresh reads: every folder (polling), or only the jobs a watch saw change. */
+  private readonly scope = { full: false, jobs: new Set<string>() };
+
+  constructor(
+    private readonly index: RunIndex,
+    private readonly onChanged: (paths: string[]) => void,
+    private readonly debounce: number,
+    public mode: "watch" | "poll",
+  ) {}
+
+  private jobDirs(): Set<string> {
+    return new Set(this.index.jobs.map((j) => j.dir));
+  }
+
+  private schedule(delay: number): void {
+    this.timer = setTimeout(() => this.run(), delay);
+    this.timer.unref();
+  }
+
+  /** Re-read what changed, then watch what can change now (a new job, a rollout still running). */
+  private run(): void {
+    this.timer = null;
+    const s = { full: this.scope.full, jobs: [...this.scope.jobs] };
+    this.scope.full = false;
+    this.scope.jobs.clear();
+    this.index
+      .refresh(s)
+      .then((changed) => {
+        if (this.closed) return;
+        this.sync();
+        this.onChanged(changed);
+      })
+      .catch(() => undefined);
+  }
+
+  /** A watch fired in `dir`: a job folder, or a rollout folder in one. */
+  private kick(dir: string): void {
+    const jobs = this.jobDirs();
+    if (jobs.has(dir)) this.scope.jobs.add(dir);
+    else if (jobs.has(path.dirname(dir))) this.scope.jobs.add(path.dirname(dir));
+    if (!this.timer) this.schedule(this.debounce);
+  }
+
+  /** One watch per folder that can change, no more: those that cannot any longer are closed. */
+  sync(): void {
+    if (this.mode !== "watch" || this.closed) return;
+    const want = new Set([
+      this.index.root,
+      ...this.index.above,
+      ...this.jobDirs(),
+      ...this.index.pendingDirs().slice(0, MAX_WATCHES),
+    ]);
+    for (const [dir, w] of this.watches)
+      if (!want.has(dir)) {
+        w.close();
+        this.watches.delete(dir);
+      }
+    for (const dir of want) {
+      if (this.watches.has(dir)) continue;
+      if (!this.watch(dir)) return;
+    }
+  }
+
+  /** False when watching failed for good and this fell back to polling. */
+  private watch(dir: string): boolean {
+    try {
+      const w = fs.watch(dir, { persistent: false }, () => this.kick(dir));
+      w.on("error", () => {
+        w.close();
+        this.watches.delete(dir);
+      });
+      this.watches.set(dir, w);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // ENOENT: the folder went away meanwhile. Anything else (ENOSPC: out of inotify watches): poll.
+      if (code === "ENOENT") return true;
+      this.mode = "poll";
+      for (const x of this.watches.values()) x.close();
+      this.watches.clear();
+      return false;
+    }
+  }
+
+  /** The timer's look: everything when polling, else the rollouts still without a result. */
+  tick(): void {
+    if (this.timer) return;
+    if (this.mode === "poll") this.scope.full = true;
+    else if (this.index.pendingDirs().length === 0) return;
+    this.schedule(0);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.watches.values()) w.close();
+    this.watches.clear();
+  }
 }

@@ -3,7 +3,7 @@
 import { Command } from "commander";
 import { reportError } from "../errors.js";
 import { nameFlags } from "../option-flags.js";
-import { registerTrainCommands } from "../train.js";
+import { registerTrainCommands } from "../train/index.js";
 
 // As src/cli/main.ts: this process is the command, so errors name its flags.
 nameFlags();

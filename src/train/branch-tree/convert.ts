@@ -9,7 +9,8 @@ import { conversationOf } from "../../jobs-dir/conversation/index.js";
 import { callPurposeOf, isSuccessful, readExchanges } from "../../jobs-dir/exchange.js";
 import { groupKeyOf, parseGroupBy } from "../../jobs-dir/groups/groups.js";
 import { assertRollouts, type Rollout, scanJobs, TRAJECTORY } from "../../jobs-dir/index.js";
-import { DEFAULT_GROUP_BY } from "../../schemas/train-rows.js";
+import { opt } from "../../options.js";
+import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { floatJson } from "../../util/float-json.js";
 import { writeFileAtomic } from "../../util/fs.js";
 import { RowWriter } from "../convert/row-writer.js";
@@ -93,8 +94,6 @@ function forkId(group: string, prefix: readonly string[]): string {
 
 export async function convertBranchTree(opts: BranchTreeOptions): Promise<BranchTreeResult> {
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
-  const scan = await scanJobs(opts.jobs);
-  assertRollouts(scan);
   const res: BranchTreeResult = {
     rows: 0,
     rollouts: 0,
@@ -107,16 +106,44 @@ export async function convertBranchTree(opts: BranchTreeOptions): Promise<Branch
     groupBy: by,
     skipped: {},
   };
+  const groups = await membersByGroup(opts, by, res);
+  await writeTrees(groups, opts, res);
+  if (opts.manifest) {
+    const manifest = {
+      format: "branch-tree",
+      schema_version: 2,
+      group_by: by,
+      rollouts: res.rollouts,
+      trees: res.trees,
+      forks: res.forks,
+      groups_without_fork: res.groupsWithoutFork,
+      child_rows: res.childRows,
+      pair_rows: res.pairRows,
+      skipped: res.skipped,
+    };
+    await writeFileAtomic(opts.manifest, `${floatJson(manifest, { indent: 2, sortKeys: true })}\n`);
+  }
+  return res;
+}
+
+/** Every rollout that can enter a tree, by its group; the others counted by why in `res.skipped`. */
+async function membersByGroup(
+  opts: BranchTreeOptions,
+  by: readonly GroupByKey[],
+  res: BranchTreeResult,
+): Promise<Map<string, Member[]>> {
+  const scan = await scanJobs(opts.jobs);
+  assertRollouts(scan);
   const skip = (k: BranchSkip) => {
     res.skipped[k] = (res.skipped[k] ?? 0) + 1;
   };
   const groups = new Map<string, Member[]>();
+  const out = path.resolve(opts.out);
   for await (const j of scan.eachJob()) {
     for (const r of j.rollouts) {
-      const out = path.resolve(opts.out);
       if (out === r.dir || out.startsWith(r.dir + path.sep))
         throw new UserInputError(
-          `--out ${opts.out} is inside the rollout folder ${r.displayDir}; write it somewhere else, for example train/tree.jsonl.`,
+          `${opt("out", opts.out)} is inside the rollout folder ${r.displayDir}; write it somewhere else, for example train/tree.jsonl.`,
         );
       if (r.replaced) {
         skip("skipped_retried");
@@ -132,7 +159,15 @@ export async function convertBranchTree(opts: BranchTreeOptions): Promise<Branch
       else groups.set(id, [m]);
     }
   }
+  return groups;
+}
 
+/** Each group's tree as rows, all or nothing: the file is replaced only when every row is written. */
+async function writeTrees(
+  groups: Map<string, Member[]>,
+  opts: BranchTreeOptions,
+  res: BranchTreeResult,
+): Promise<void> {
   const writer = await RowWriter.open(opts.out);
   try {
     for (const [group, members] of groups) {
@@ -160,43 +195,11 @@ export async function convertBranchTree(opts: BranchTreeOptions): Promise<Branch
     res.rows = res.childRows + res.pairRows;
     if (opts.expectedRows !== undefined && res.rows !== opts.expectedRows)
       throw new UserInputError(
-        `--expected-rows ${opts.expectedRows}: the conversion gives ${res.rows} row(s); nothing was written.`,
+        `${opt("expectedRows", opts.expectedRows)}: the conversion gives ${res.rows} row(s); nothing was written.`,
       );
     await writer.commit();
   } catch (err) {
     await writer.abort();
     throw err;
   }
-  if (opts.manifest) {
-    const manifest = {
-      format: "branch-tree",
-      schema_version: 2,
-      group_by: by,
-      rollouts: res.rollouts,
-      trees: res.trees,
-      forks: res.forks,
-      groups_without_fork: res.groupsWithoutFork,
-      child_rows: res.childRows,
-      pair_rows: res.pairRows,
-      skipped: res.skipped,
-    };
-    await writeFileAtomic(opts.manifest, `${floatJson(manifest, { indent: 2, sortKeys: true })}\n`);
-  }
-  return res;
 }
-
-/** Convert flags branch-tree has no use for: refused by name rather than ignored. */
-export const BRANCH_TREE_REFUSES = [
-  "--row-mode",
-  "--canonical-selection",
-  "--context-policy",
-  "--tokenizer",
-  "--tokenizer-revision",
-  "--max-length",
-  "--subagent-rows",
-  "--reward-vector",
-  "--group-advantage",
-] as const;
-
-/** The flags only branch-tree reads. */
-export const BRANCH_TREE_ONLY = ["--pairs", "--pairs-any-request", "--include-oracle"] as const;

@@ -2,9 +2,15 @@
 // (src/benchflow/training/backends/prime_rl.py; its test
 // test_train_run_sft_prime_rl_mobile300_requires_sample_mean pins the loss refusal).
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
+import { nameFlags } from "../../cli/option-flags.js";
+import { nameOptionsWith } from "../../options.js";
 import { applyCompatProfile, compatProfile, type ProfileFlags } from "./compat.js";
 import { SftRefusal } from "./refusal.js";
+
+// The refusals read as the command words them (upstream's words): the flags, as `bench` names them.
+before(() => nameFlags());
+after(() => nameOptionsWith(null));
 
 const flags = (f: Partial<ProfileFlags> = {}): ProfileFlags => ({
   syncSchedulerToMaxSteps: true,

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { opt } from "../../options.js";
 import { FLOAT_FIELDS, VERBATIM_FIELDS } from "../../util/float-json.js";
 import { isRecord } from "../../util/jsonl.js";
 import { pyJson } from "../../util/py-json.js";
@@ -41,7 +42,7 @@ export function toolDefsMode(raw: string): ToolDefsMode {
   const v = raw.trim().toLowerCase().replaceAll("_", "-");
   const mode = ({ keep: "preserve", strip: "omit", drop: "omit" } as Record<string, string>)[v] ?? v;
   if (mode !== "preserve" && mode !== "omit")
-    throw new SftRefusal("--tool-defs-mode must be either 'preserve' or 'omit'.");
+    throw new SftRefusal(`${opt("toolDefsMode")} must be either 'preserve' or 'omit'.`);
   return mode;
 }
 
@@ -50,9 +51,9 @@ export function chatTemplateKwargs(items: readonly string[]): Record<string, unk
   const out: Record<string, unknown> = {};
   for (const item of items) {
     const eq = item.indexOf("=");
-    if (eq < 0) throw new SftRefusal(`--chat-template-kwarg must be KEY=VALUE, got "${item}".`);
+    if (eq < 0) throw new SftRefusal(`${opt("chatTemplateKwargs")} must be KEY=VALUE, got "${item}".`);
     const key = item.slice(0, eq).trim();
-    if (!key) throw new SftRefusal(`--chat-template-kwarg must have a non-empty key: "${item}".`);
+    if (!key) throw new SftRefusal(`${opt("chatTemplateKwargs")} must have a non-empty key: "${item}".`);
     const raw = item.slice(eq + 1);
     let text = raw.trim();
     if (["true", "false", "null"].includes(text.toLowerCase())) text = text.toLowerCase();
@@ -81,7 +82,7 @@ async function validated(file: string): Promise<NonNullable<DatasetPlan["validat
     const e = report.errors?.[0];
     const where = e?.line !== undefined ? `${file} line ${e.line}` : file;
     throw new Error(
-      `--data: ${where}: ${e?.message ?? "invalid"} (${report.errors?.length ?? 0} problem(s); ` +
+      `${opt("data")}: ${where}: ${e?.message ?? "invalid"} (${report.errors?.length ?? 0} problem(s); ` +
         `\`bench train validate ${file}\` lists them).`,
     );
   }
@@ -188,25 +189,26 @@ export async function locateData(
   const hasKwargs = Object.keys(o.chatTemplateKwargs).length > 0;
   const tail = (o.messageTailTruncation ?? "off") !== "off";
   if (!o.data) {
-    if (hasKwargs) throw new SftRefusal("--chat-template-kwarg requires --data.");
-    if (tail) throw new SftRefusal("--message-tail-truncation requires --data.");
+    if (hasKwargs) throw new SftRefusal(`${opt("chatTemplateKwargs")} requires ${opt("data")}.`);
+    if (tail) throw new SftRefusal(`${opt("messageTailTruncation")} requires ${opt("data")}.`);
     return { kind: "none" };
   }
   const local = path.resolve(o.cwd, expandUser(o.data));
   const stat = await fs.stat(local).catch(() => null);
   if (stat !== null) return { kind: "local", data: o.data, local, isDir: stat.isDirectory() };
-  if (path.extname(local) === ".jsonl") throw new SftRefusal(`--data JSONL file not found: ${o.data}`);
+  if (path.extname(local) === ".jsonl")
+    throw new SftRefusal(`${opt("data")} JSONL file not found: ${o.data}`);
   const needsLocal =
     o.toolDefsMode !== "preserve"
-      ? "--tool-defs-mode omit"
+      ? opt("toolDefsMode", "omit")
       : hasKwargs
-        ? "--chat-template-kwarg"
+        ? opt("chatTemplateKwargs")
         : tail
-          ? "--message-tail-truncation"
+          ? opt("messageTailTruncation")
           : null;
   if (needsLocal)
     throw new SftRefusal(
-      `${needsLocal} requires --data to be a local JSONL file or a local dataset directory.`,
+      `${needsLocal} requires ${opt("data")} to be a local JSONL file or a local dataset directory.`,
     );
   return { kind: "remote", data: o.data };
 }
@@ -272,7 +274,7 @@ export async function prepareData(
   }
 
   if (path.extname(source) !== ".jsonl")
-    throw new SftRefusal(`--data local files must be Prime-SFT JSONL files, got ${source}`);
+    throw new SftRefusal(`${opt("data")} local files must be Prime-SFT JSONL files, got ${source}`);
   const validation = await validated(source);
   const staging = await freshStaging(o.workDir);
   await fs.mkdir(staging, { recursive: true });

@@ -5,11 +5,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, promises as fs } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
+import { opt } from "../../options.js";
 
-export const INSTALL_HINT =
-  "install uv (https://docs.astral.sh/uv/getting-started/installation/), clone Prime-RL " +
-  "(git clone https://github.com/PrimeIntellect-ai/prime-rl), run `uv sync` in the checkout, " +
-  "then pass --prime-rl-dir <checkout>";
+/** What to do when `uv` is missing; made when it is said, so it names the option as the caller does. */
+export function installHint(): string {
+  return (
+    "install uv (https://docs.astral.sh/uv/getting-started/installation/), clone Prime-RL " +
+    "(git clone https://github.com/PrimeIntellect-ai/prime-rl), run `uv sync` in the checkout, " +
+    `then pass ${opt("primeRlDir")} <checkout>`
+  );
+}
 
 /** The first executable `name` on the PATH of `env`, as a shell would find it; null if none. */
 export async function onPath(name: string, env: NodeJS.ProcessEnv): Promise<string | null> {

@@ -1,10 +1,16 @@
 // The numbers are upstream's own (tests/test_train_cli.py test_train_run_sft_*): the same flags
 // and config must give the same Prime-RL arguments and exposure plan.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { parse } from "smol-toml";
+import { nameFlags } from "../../cli/option-flags.js";
+import { nameOptionsWith } from "../../options.js";
 import { exposurePlan, lossMaskOverrides, overrideArgs, type PlanFlags } from "./plan.js";
 import { SftRefusal } from "./refusal.js";
+
+// The refusals read as the command words them (upstream's words): the flags, as `bench` names them.
+before(() => nameFlags());
+after(() => nameOptionsWith(null));
 
 const flags = (f: Partial<PlanFlags>): PlanFlags => ({
   overrides: [],

@@ -3,6 +3,8 @@
 // target number of examples, the loss mask per role, ...). Pure: no I/O, so every refusal is
 // checked before anything is written. Semantics (and the manifest's exposure plan) follow
 // upstream's Prime-RL wrapper so a run recorded by either reads the same.
+
+import { opt } from "../../options.js";
 import { SftRefusal } from "./refusal.js";
 
 export interface PlanFlags {
@@ -46,9 +48,9 @@ export function overrideMap(overrides: readonly string[]): Map<string, string> {
   const map = new Map<string, string>();
   for (const o of overrides) {
     const eq = o.indexOf("=");
-    if (eq < 0) throw new SftRefusal(`--override must be KEY=VALUE, got "${o}".`);
+    if (eq < 0) throw new SftRefusal(`${opt("overrides")} must be KEY=VALUE, got "${o}".`);
     const key = o.slice(0, eq).trim();
-    if (!key) throw new SftRefusal(`--override must have a non-empty key: "${o}".`);
+    if (!key) throw new SftRefusal(`${opt("overrides")} must have a non-empty key: "${o}".`);
     map.set(key, o.slice(eq + 1));
   }
   return map;
@@ -97,11 +99,11 @@ function dataBatchSize(config: TomlTable, overrides: Map<string, string>): numbe
   const raw = fromOverride ?? configValue(config, "data.batch_size");
   if (raw === undefined)
     throw new SftRefusal(
-      "--target-examples requires data.batch_size in the Prime-RL config or an explicit --override data.batch_size=...",
+      `${opt("targetExamples")} requires data.batch_size in the Prime-RL config or an explicit ${opt("overrides", "data.batch_size=...")}`,
     );
   return positiveInt(
     raw,
-    fromOverride !== undefined ? "--override data.batch_size" : "config data.batch_size",
+    fromOverride !== undefined ? opt("overrides", "data.batch_size") : "config data.batch_size",
   );
 }
 
@@ -114,23 +116,24 @@ export function lossMaskOverrides(raw: string): { normalized: string; overrides:
   else {
     const parts = value.split(",").map((p) => p.trim());
     if (parts.some((p) => !p))
-      throw new SftRefusal("--loss-mask must be 'all', 'assistant', or comma-separated roles.");
+      throw new SftRefusal(`${opt("lossMask")} must be 'all', 'assistant', or comma-separated roles.`);
     enabled = new Set(parts);
     const unknown = [...enabled].filter((r) => !(ROLES as readonly string[]).includes(r)).sort();
     if (unknown.length > 0)
       throw new SftRefusal(
-        `--loss-mask roles must be drawn from system,user,assistant,tool; got ${unknown.join(",")}.`,
+        `${opt("lossMask")} roles must be drawn from system,user,assistant,tool; got ${unknown.join(",")}.`,
       );
   }
   const normalized = enabled.size === ROLES.length ? "all" : ROLES.filter((r) => enabled.has(r)).join(",");
   return { normalized, overrides: ROLES.map((r) => `data.loss_mask.${r}=${enabled.has(r)}`) };
 }
 
-function refuseWith(overrides: Map<string, string>, flag: string, keys: string[]): void {
+/** `option` as a message names it: `--pack-function` at the command, `packFunction` from code. */
+function refuseWith(overrides: Map<string, string>, option: string, keys: string[]): void {
   const clash = keys.filter((k) => overrides.has(k)).sort();
   if (clash.length > 0)
     throw new SftRefusal(
-      `${flag} cannot be combined with --override ${clash.map((k) => `${k}=...`).join(", ")}.`,
+      `${option} cannot be combined with ${opt("overrides", clash.map((k) => `${k}=...`).join(", "))}.`,
     );
 }
 
@@ -142,8 +145,8 @@ function maxStepsPlan(
   generated: string[],
 ) {
   if (flags.targetExamples !== undefined && flags.targetMicroSteps !== undefined)
-    throw new SftRefusal("--target-examples and --target-micro-steps cannot be combined.");
-  const flag = flags.targetExamples !== undefined ? "--target-examples" : "--target-micro-steps";
+    throw new SftRefusal(`${opt("targetExamples")} and ${opt("targetMicroSteps")} cannot be combined.`);
+  const flag = opt(flags.targetExamples !== undefined ? "targetExamples" : "targetMicroSteps");
   const target = flags.targetExamples ?? flags.targetMicroSteps;
   if (target === undefined) return null;
   refuseWith(overrides, flag, ["max_steps"]);
@@ -154,11 +157,11 @@ function maxStepsPlan(
   const steps = flags.targetExamples !== undefined ? Math.ceil(n / batch) : Math.floor(n / batch);
   if (steps <= 0)
     throw new SftRefusal(
-      `--target-micro-steps must cover at least one effective Prime-RL batch (${n} < ${batch}).`,
+      `${opt("targetMicroSteps")} must cover at least one effective Prime-RL batch (${n} < ${batch}).`,
     );
   generated.push(`max_steps=${steps}`);
   if (flags.syncSchedulerToMaxSteps) {
-    refuseWith(overrides, "--sync-scheduler-to-max-steps", ["scheduler.decay_steps"]);
+    refuseWith(overrides, opt("syncSchedulerToMaxSteps"), ["scheduler.decay_steps"]);
     generated.push(`scheduler.decay_steps=${steps}`);
   }
   return {
@@ -182,8 +185,10 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
 
   if (flags.syncCkptToMaxSteps) {
     if (steps === null)
-      throw new SftRefusal("--sync-ckpt-to-max-steps requires --target-examples or --target-micro-steps.");
-    refuseWith(overrides, "--sync-ckpt-to-max-steps", ["ckpt.interval", "ckpt.keep_interval"]);
+      throw new SftRefusal(
+        `${opt("syncCkptToMaxSteps")} requires ${opt("targetExamples")} or ${opt("targetMicroSteps")}.`,
+      );
+    refuseWith(overrides, opt("syncCkptToMaxSteps"), ["ckpt.interval", "ckpt.keep_interval"]);
     generated.push(
       `ckpt.interval=${steps.derived_max_steps}`,
       `ckpt.keep_interval=${steps.derived_max_steps}`,
@@ -193,8 +198,8 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
   let packFunction: string | null = null;
   if (flags.packFunction !== undefined) {
     if (flags.packFunction !== "cat" && flags.packFunction !== "stack")
-      throw new SftRefusal("--pack-function must be either 'cat' or 'stack'.");
-    refuseWith(overrides, "--pack-function", ["data.pack_function"]);
+      throw new SftRefusal(`${opt("packFunction")} must be either 'cat' or 'stack'.`);
+    refuseWith(overrides, opt("packFunction"), ["data.pack_function"]);
     packFunction = flags.packFunction;
     generated.push(`data.pack_function=${packFunction}`);
   }
@@ -203,7 +208,7 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
   if (flags.lossMask !== undefined) {
     refuseWith(
       overrides,
-      "--loss-mask",
+      opt("lossMask"),
       ROLES.map((r) => `data.loss_mask.${r}`),
     );
     const mask = lossMaskOverrides(flags.lossMask);
@@ -214,18 +219,19 @@ export function exposurePlan(flags: PlanFlags, config: TomlTable): ExposurePlan 
   let modelAttn: string | null = null;
   if (flags.modelAttn !== undefined) {
     modelAttn = flags.modelAttn.trim();
-    if (!modelAttn) throw new SftRefusal("--model-attn must be non-empty.");
-    refuseWith(overrides, "--model-attn", ["model.attn"]);
+    if (!modelAttn) throw new SftRefusal(`${opt("modelAttn")} must be non-empty.`);
+    refuseWith(overrides, opt("modelAttn"), ["model.attn"]);
     generated.push(`model.attn=${modelAttn}`);
   }
 
   let rendererMode: string | null = null;
   if (flags.rendererMode !== undefined) {
     rendererMode = flags.rendererMode.trim().toLowerCase().replaceAll("_", "-");
-    if (rendererMode !== "none") throw new SftRefusal("--renderer-mode currently supports only 'none'.");
+    if (rendererMode !== "none")
+      throw new SftRefusal(`${opt("rendererMode")} currently supports only 'none'.`);
     refuseWith(
       overrides,
-      "--renderer-mode",
+      opt("rendererMode"),
       [...overrides.keys()].filter((k) => k === "renderer" || k.startsWith("renderer.")),
     );
     generated.push("renderer=None");
@@ -260,7 +266,7 @@ export function lossNormalization(raw: string | undefined): LossNormalization | 
   const v = raw.trim().toLowerCase().replaceAll("-", "_");
   if (["token", "token_mean", "token_weighted"].includes(v)) return "token_mean";
   if (["sample", "sample_mean", "row", "row_mean"].includes(v)) return "sample_mean";
-  throw new SftRefusal("--loss-normalization must be 'token_mean' or 'sample_mean'");
+  throw new SftRefusal(`${opt("lossNormalization")} must be 'token_mean' or 'sample_mean'`);
 }
 
 /**
@@ -272,19 +278,19 @@ function refuseSampleMeanMisfit(flags: PlanFlags, config: TomlTable, effective: 
   if (lossNormalization(flags.lossNormalization) !== "sample_mean") return;
   if (asString(effectiveValue(config, effective, "data.pack_function")) !== "stack")
     throw new SftRefusal(
-      "--loss-normalization sample_mean requires data.pack_function=stack " +
+      `${opt("lossNormalization", "sample_mean")} requires data.pack_function=stack ` +
         "so each batch row remains one original training example",
     );
   const cp = effectiveValue(config, effective, "model.cp");
   if (positiveInt(cp ?? 1, "model.cp") !== 1)
     throw new SftRefusal(
-      "--loss-normalization sample_mean requires model.cp=1 because sequence-sharded rows " +
+      `${opt("lossNormalization", "sample_mean")} requires model.cp=1 because sequence-sharded rows ` +
         "cannot be reduced to per-sample means by the BenchFlow Prime-RL wrapper",
     );
   const lossImpl = asString(effectiveValue(config, effective, "loss_impl")) ?? "torch";
   if (lossImpl === "liger_fused" || lossImpl === "quack_fused")
     throw new SftRefusal(
-      `--loss-normalization sample_mean does not support fused Prime-RL loss_impl='${lossImpl}'; ` +
+      `${opt("lossNormalization", "sample_mean")} does not support fused Prime-RL loss_impl='${lossImpl}'; ` +
         "use loss_impl=torch or loss_impl=liger",
     );
 }
@@ -304,7 +310,7 @@ function refuseUnsafeStackFlashAttn(
     throw new SftRefusal(
       "Prime-RL stack packing with Qwen/Qwen3.5-* and flash attention is blocked because it can " +
         "misinterpret padded position_ids as packed sequence starts and fail inside Qwen3.5 varlen " +
-        "kernels. Use --model-attn sdpa or --override model.attn=sdpa, or pass " +
-        "--allow-unsafe-stack-flash-attn to run the native Prime-RL mode anyway.",
+        `kernels. Use ${opt("modelAttn", "sdpa")} or ${opt("overrides", "model.attn=sdpa")}, or pass ` +
+        `${opt("allowUnsafeStackFlashAttn")} to run the native Prime-RL mode anyway.`,
     );
 }

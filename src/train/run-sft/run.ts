@@ -5,9 +5,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { inheritedEnv } from "../../env.js";
+import { opt } from "../../options.js";
 import { applyCompatProfile } from "./compat.js";
 import { chatTemplateKwargs, type DatasetPlan, locateData, prepareData, toolDefsMode } from "./dataset.js";
-import { INSTALL_HINT, launch, onPath } from "./launch.js";
+import { installHint, launch, onPath } from "./launch.js";
 import { commandLine, recordedEnvKeys, type TrainRunManifest, utcNow, writeManifest } from "./manifest.js";
 import {
   type ExposurePlan,
@@ -37,9 +39,12 @@ export interface RunSftOptions extends Omit<PlanFlags, "overrides"> {
   /** Upstream's preset (env0-mobile300-pr828 and its aliases): checked, then refused (see below). */
   compatProfile?: string;
   force: boolean;
-  /** Upstream flags this port does not carry out: named so the refusal can say which. */
+  /**
+   * Upstream options this port does not carry out, by name (publishModel, modelTag, modelCard,
+   * publishArtifacts, hfPrefix, hfPublicReadCheck): given, so the refusal can say which.
+   */
   unsupported?: Record<string, unknown>;
-  /** The environment the trainer gets and `uv` is looked up in; process.env by default. */
+  /** The environment the trainer gets and `uv` is looked up in; the inherited one by default. */
   env?: NodeJS.ProcessEnv;
   /** Where relative paths start; process.cwd() by default. */
   cwd?: string;
@@ -74,7 +79,7 @@ async function resolveConfig(config: string, cwd: string, primeRlDir: string | u
     const there = path.join(primeRlDir, config);
     if (await isFile(there)) return fs.realpath(there);
   }
-  throw new SftRefusal(`--config not found: ${config}`);
+  throw new SftRefusal(`${opt("config")} not found: ${config}`);
 }
 
 async function loadToml(file: string): Promise<TomlTable> {
@@ -92,25 +97,25 @@ async function loadToml(file: string): Promise<TomlTable> {
  * upstream refuses is refused with upstream's words first.
  */
 function refuseUnsupported(o: RunSftOptions): void {
-  const why = (flag: string, what: string) =>
-    new SftRefusal(`${flag} is not supported by this bench (${what}); see docs/export-training-data.md.`);
+  const why = (option: string, what: string) =>
+    new SftRefusal(`${option} is not supported by this bench (${what}); see docs/export-training-data.md.`);
   if (o.compatProfile !== undefined)
     throw why(
-      `--compat-profile ${o.compatProfile}`,
+      opt("compatProfile", o.compatProfile),
       "it trains on rows pre-tokenized with the model's tokenizer and a per-row mean loss, both " +
         "through upstream's run-local Prime-RL shim",
     );
   if (lossNormalization(o.lossNormalization) === "sample_mean")
     throw why(
-      "--loss-normalization sample_mean",
+      opt("lossNormalization", "sample_mean"),
       "upstream replaces Prime-RL's token-mean SFT loss with a run-local sitecustomize shim " +
         "(PYTHONPATH=<work-dir>/prime-rl-sft-compat-shim, BENCHFLOW_PRIME_RL_SAMPLE_MEAN_LOSS=1); " +
         "token_mean is Prime-RL's own",
     );
   const tail = tailMode(o.messageTailTruncation);
-  if (tail !== "off") throw why(`--message-tail-truncation ${tail}`, "it needs the model's tokenizer");
-  for (const [flag, value] of Object.entries(o.unsupported ?? {}))
-    if (value !== undefined && value !== false) throw why(flag, "not carried over from upstream");
+  if (tail !== "off") throw why(opt("messageTailTruncation", tail), "it needs the model's tokenizer");
+  for (const [option, value] of Object.entries(o.unsupported ?? {}))
+    if (value !== undefined && value !== false) throw why(opt(option), "not carried over from upstream");
 }
 
 function trainerArgv(o: {
@@ -182,31 +187,9 @@ function initialManifest(a: {
 
 export async function runSft(asked: RunSftOptions): Promise<RunSftResult> {
   const o = applyCompatProfile(asked, asked.compatProfile);
-  const env = o.env ?? process.env;
+  const env = o.env ?? inheritedEnv();
   const cwd = o.cwd ?? process.cwd();
-  let primeRlDir: string | undefined;
-  if (o.primeRlDir !== undefined) {
-    const dir = path.resolve(cwd, o.primeRlDir);
-    if (!(await fs.stat(dir).catch(() => null))?.isDirectory())
-      throw new SftRefusal(`--prime-rl-dir not found: ${o.primeRlDir}`);
-    primeRlDir = await fs.realpath(dir);
-  }
-  const config = await resolveConfig(o.config, cwd, primeRlDir);
-  const configData = await loadToml(config);
-  const overrides = [...(o.overrides ?? [])];
-  const exposure = exposurePlan({ ...o, overrides }, configData);
-  const tools = toolDefsMode(o.toolDefsMode ?? "preserve");
-  const kwargs = chatTemplateKwargs(o.chatTemplateKwargs ?? []);
-  const tail = tailMode(o.messageTailTruncation);
-  checkTailTruncation(tail, { toolDefsMode: tools, chatTemplateKwargs: kwargs, overrides }, configData);
-  await locateData({
-    data: o.data,
-    cwd,
-    toolDefsMode: tools,
-    chatTemplateKwargs: kwargs,
-    messageTailTruncation: tail,
-  });
-  refuseUnsupported(o);
+  const { primeRlDir, config, overrides, exposure, tools, kwargs } = await checked(o, cwd);
 
   const workDir = await resolveReal(path.resolve(cwd, o.workDir));
   const outputDir = o.outputDir
@@ -214,9 +197,9 @@ export async function runSft(asked: RunSftOptions): Promise<RunSftResult> {
     : path.join(workDir, "prime-rl-output");
   const manifestPath = path.join(workDir, "train-run.json");
   if (!o.force && (await fs.stat(manifestPath).catch(() => null)))
-    throw new SftRefusal(`${manifestPath} already exists; pass --force to overwrite.`);
+    throw new SftRefusal(`${manifestPath} already exists; pass ${opt("force")} to overwrite.`);
   if ((await onPath("uv", env)) === null)
-    throw new Error(`uv is required to launch Prime-RL SFT and is not on PATH: ${INSTALL_HINT}.`);
+    throw new Error(`uv is required to launch Prime-RL SFT and is not on PATH: ${installHint()}.`);
 
   const logDir = path.join(workDir, "prime-rl");
   await fs.mkdir(logDir, { recursive: true });
@@ -266,4 +249,35 @@ export async function runSft(asked: RunSftOptions): Promise<RunSftResult> {
   if (error !== undefined) trainer.extra.error = error;
   await writeManifest(manifestPath, manifest);
   return { manifestPath, commandPath, returncode, manifest };
+}
+
+/**
+ * Every refusal of the options, config and data, in upstream's order, before anything is written:
+ * what the run then needs of them.
+ */
+async function checked(o: RunSftOptions, cwd: string) {
+  let primeRlDir: string | undefined;
+  if (o.primeRlDir !== undefined) {
+    const dir = path.resolve(cwd, o.primeRlDir);
+    if (!(await fs.stat(dir).catch(() => null))?.isDirectory())
+      throw new SftRefusal(`${opt("primeRlDir")} not found: ${o.primeRlDir}`);
+    primeRlDir = await fs.realpath(dir);
+  }
+  const config = await resolveConfig(o.config, cwd, primeRlDir);
+  const configData = await loadToml(config);
+  const overrides = [...(o.overrides ?? [])];
+  const exposure = exposurePlan({ ...o, overrides }, configData);
+  const tools = toolDefsMode(o.toolDefsMode ?? "preserve");
+  const kwargs = chatTemplateKwargs(o.chatTemplateKwargs ?? []);
+  const tail = tailMode(o.messageTailTruncation);
+  checkTailTruncation(tail, { toolDefsMode: tools, chatTemplateKwargs: kwargs, overrides }, configData);
+  await locateData({
+    data: o.data,
+    cwd,
+    toolDefsMode: tools,
+    chatTemplateKwargs: kwargs,
+    messageTailTruncation: tail,
+  });
+  refuseUnsupported(o);
+  return { primeRlDir, config, overrides, exposure, tools, kwargs };
 }

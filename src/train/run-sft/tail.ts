@@ -2,6 +2,8 @@
 // first user turn and the newest suffix that fits, or stage pre-tokenized rows for its shim).
 // This bench does neither yet; what it does is every check upstream makes before it loads the
 // tokenizer, in upstream's words, so a run that upstream refuses is refused the same way here.
+
+import { opt } from "../../options.js";
 import { configValue, effectiveValue, overrideMap, positiveInt, type TomlTable } from "./plan.js";
 import { SftRefusal } from "./refusal.js";
 
@@ -27,7 +29,9 @@ export function tailMode(raw: string | undefined): TailMode {
   const value = (raw ?? "off").trim().toLowerCase().replaceAll("_", "-");
   const mode = ALIASES[value] ?? value;
   if (mode !== "off" && mode !== "keep-first-user" && mode !== PRETOKENIZED)
-    throw new SftRefusal(`--message-tail-truncation must be 'off', 'keep-first-user', or '${PRETOKENIZED}'`);
+    throw new SftRefusal(
+      `${opt("messageTailTruncation")} must be 'off', 'keep-first-user', or '${PRETOKENIZED}'`,
+    );
   return mode;
 }
 
@@ -40,13 +44,13 @@ export function checkTailTruncation(
   if (mode === PRETOKENIZED) {
     if (o.toolDefsMode !== "omit")
       throw new SftRefusal(
-        `--message-tail-truncation ${PRETOKENIZED} requires --tool-defs-mode omit because it stages ` +
+        `${opt("messageTailTruncation", PRETOKENIZED)} requires ${opt("toolDefsMode", "omit")} because it stages ` +
           "pre-tokenized custom-trainer tensors instead of chat/tool schema rows",
       );
     if (Object.keys(o.chatTemplateKwargs).length > 0)
       throw new SftRefusal(
-        `--message-tail-truncation ${PRETOKENIZED} stages pre-tokenized tensors and cannot be ` +
-          "combined with --chat-template-kwarg",
+        `${opt("messageTailTruncation", PRETOKENIZED)} stages pre-tokenized tensors and cannot be ` +
+          `combined with ${opt("chatTemplateKwargs")}`,
       );
   }
   if (mode === "off") return;
@@ -54,8 +58,8 @@ export function checkTailTruncation(
   const model = effectiveValue(config, overrides, "model.name");
   if (model === undefined || model === null || String(model) === "")
     throw new SftRefusal(
-      "--message-tail-truncation requires model.name in the Prime-RL config or an explicit " +
-        "--override model.name=...",
+      `${opt("messageTailTruncation")} requires model.name in the Prime-RL config or an explicit ` +
+        opt("overrides", "model.name=..."),
     );
   // The longest row a batch row may hold: data.seq_len (128) x data.micro_batch_size (1).
   for (const [key, fallback] of [

@@ -5,7 +5,9 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { envVar } from "../../env.js";
 import { UserInputError } from "../../errors.js";
+import { opt } from "../../options.js";
 import { isRecord } from "../../util/jsonl.js";
 
 /** What a conversion or a validation needs of a tokenizer: text to ids, and its chat template. */
@@ -24,8 +26,23 @@ export interface LoadedTokenizer {
 
 const TEMPLATE_FILE = "chat_template.jinja";
 
+/** The variables that say where Hugging Face's hub cache is (src/env.ts's, unless a caller gives its own). */
+export type HubEnv = Partial<
+  Record<"HF_HUB_CACHE" | "HUGGINGFACE_HUB_CACHE" | "HF_HOME" | "XDG_CACHE_HOME" | "HOME", string>
+>;
+
+function libraryHubEnv(): HubEnv {
+  return {
+    HF_HUB_CACHE: envVar("HF_HUB_CACHE"),
+    HUGGINGFACE_HUB_CACHE: envVar("HUGGINGFACE_HUB_CACHE"),
+    HF_HOME: envVar("HF_HOME"),
+    XDG_CACHE_HOME: envVar("XDG_CACHE_HOME"),
+    HOME: envVar("HOME"),
+  };
+}
+
 /** Hugging Face's hub cache folders, in the order huggingface_hub looks. */
-export function hubCaches(env: NodeJS.ProcessEnv = process.env): string[] {
+export function hubCaches(env: HubEnv = libraryHubEnv()): string[] {
   const dirs: string[] = [];
   if (env.HF_HUB_CACHE) dirs.push(env.HF_HUB_CACHE);
   if (env.HUGGINGFACE_HUB_CACHE) dirs.push(env.HUGGINGFACE_HUB_CACHE);
@@ -55,20 +72,20 @@ async function snapshotIn(cache: string, modelId: string, revision: string): Pro
 const looksLikeModelId = (s: string) => /^[\w.-]+(\/[\w.-]+)?$/.test(s) && !s.startsWith(".");
 
 /** The tokenizer.json file and the folder holding its config, or a clear error. */
-async function locate(spec: string, revision: string | null, env: NodeJS.ProcessEnv): Promise<string> {
+async function locate(spec: string, revision: string | null, env: HubEnv): Promise<string> {
   const local = await exists(spec);
   if (local?.isFile()) return path.resolve(spec);
   if (local?.isDirectory()) {
     const file = path.join(spec, "tokenizer.json");
     if (await exists(file)) return path.resolve(file);
     throw new UserInputError(
-      `--tokenizer ${spec}: the folder has no tokenizer.json. Give a folder with tokenizer.json ` +
+      `${opt("tokenizer", spec)}: the folder has no tokenizer.json. Give a folder with tokenizer.json ` +
         "(and tokenizer_config.json with its chat_template), a tokenizer.json file, or a Hugging Face model id.",
     );
   }
   if (!looksLikeModelId(spec)) {
     throw new UserInputError(
-      `--tokenizer ${spec}: no such file or folder, and not a Hugging Face model id (org/name).`,
+      `${opt("tokenizer", spec)}: no such file or folder, and not a Hugging Face model id (org/name).`,
     );
   }
   const caches = hubCaches(env);
@@ -79,10 +96,10 @@ async function locate(spec: string, revision: string | null, env: NodeJS.Process
   }
   const revFlag = revision ? ` --revision ${revision}` : "";
   throw new UserInputError(
-    `--tokenizer ${spec}: no tokenizer for revision ${rev} on this machine, and nothing is downloaded at ` +
+    `${opt("tokenizer", spec)}: no tokenizer for revision ${rev} on this machine, and nothing is downloaded at ` +
       `run time. Looked for ./${spec} and for models--${spec.split("/").join("--")} in ${caches.join(", ")}. ` +
       `Get it with: huggingface-cli download ${spec}${revFlag} tokenizer.json tokenizer_config.json ` +
-      "(or give --tokenizer a folder that holds tokenizer.json).",
+      `(or give ${opt("tokenizer")} a folder that holds tokenizer.json).`,
   );
 }
 
@@ -120,7 +137,7 @@ function specialTokensOf(config: Record<string, unknown>): Record<string, string
 export async function loadTokenizer(
   spec: string,
   revision: string | null = null,
-  env: NodeJS.ProcessEnv = process.env,
+  env: HubEnv = libraryHubEnv(),
 ): Promise<LoadedTokenizer> {
   const file = await locate(spec, revision, env);
   const dir = path.dirname(file);
@@ -136,7 +153,7 @@ export async function loadTokenizer(
     : templateOf(config);
   if (chatTemplate === null) {
     throw new UserInputError(
-      `--tokenizer ${spec}: ${dir} has no chat template (chat_template in tokenizer_config.json, or ` +
+      `${opt("tokenizer", spec)}: ${dir} has no chat template (chat_template in tokenizer_config.json, or ` +
         `${TEMPLATE_FILE}); trl-sft rows are measured as the trainer renders them, through that template.`,
     );
   }

@@ -2,11 +2,16 @@
 // loaded once before any row is read (a missing tokenizer fails before anything is written).
 import { UserInputError } from "../../errors.js";
 import { opt } from "../../options.js";
-import type { RowFormat } from "../validate/validate.js";
 import { type LoadedTokenizer, loadTokenizer } from "./load.js";
 import { MessageWindow } from "./window.js";
 
 export type ContextPolicy = "full" | "message-window";
+
+/**
+ * The row format asked for (validate's RowFormat, or none): only trl-sft rows are tokenized here. A
+ * plain string, so the tokenizer needs nothing of validate, which measures rows with it.
+ */
+type Format = string | undefined;
 export const CONTEXT_POLICIES: readonly ContextPolicy[] = ["full", "message-window"];
 
 export interface TokenizerFlags {
@@ -32,7 +37,7 @@ function assertMaxLength(maxLength: number | undefined): void {
 
 /** convert: the message window to apply to trl-sft rows, or null with --context-policy full. */
 export async function messageWindowOf(
-  format: RowFormat,
+  format: Format,
   f: TokenizerFlags & { contextPolicy?: ContextPolicy },
 ): Promise<MessageWindow | null> {
   const policy = f.contextPolicy ?? "full";
@@ -62,7 +67,7 @@ export async function messageWindowOf(
 
 /** validate: the tokenizer to measure trl-sft rows with, or null without --tokenizer. */
 export async function validationTokenizerOf(
-  format: RowFormat | undefined,
+  format: Format,
   f: TokenizerFlags,
 ): Promise<LoadedTokenizer | null> {
   if (!anyTokenizerFlag(f)) return null;

@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { nameFlags } from "../../cli/option-flags.js";
 import { UserInputError } from "../../errors.js";
 import { tmp } from "../../jobs-dir/testing/tmp.js";
+import { nameOptionsWith } from "../../options.js";
 import type { ChatMessage } from "../../schemas/train-rows.js";
 import {
   CHATML_TEMPLATE,
@@ -80,7 +82,11 @@ describe("loadTokenizer", () => {
 
   it("without the tokenizer on disk, names the id, the places looked and the download command", async () => {
     const home = tmp();
-    const err = await loadTokenizer("acme/absent", "v9", { HF_HOME: home, HOME: home }).catch((e) => e);
+    // As the command names it (from code: `tokenizer: "acme/absent"`).
+    nameFlags();
+    const err = await loadTokenizer("acme/absent", "v9", { HF_HOME: home, HOME: home })
+      .catch((e) => e)
+      .finally(() => nameOptionsWith(null));
     assert.ok(err instanceof UserInputError);
     assert.match(err.message, /--tokenizer acme\/absent: no tokenizer for revision v9/);
     assert.ok(err.message.includes(path.join(home, "hub")));

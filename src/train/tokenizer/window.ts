@@ -3,6 +3,8 @@
 // message, the completion itself) and the longest run of recent turns that fits, each assistant
 // message with the tool results that answer it, so no tool result loses its call. A row whose
 // required part does not fit is an error: nothing is ever cut mid-message.
+
+import { opt } from "../../options.js";
 import type { ChatMessage } from "../../schemas/train-rows.js";
 import { rowLength, rowTokens, TokenizationError, type TrlConversation } from "./count.js";
 import type { LoadedTokenizer } from "./load.js";
@@ -96,7 +98,7 @@ export class MessageWindow {
       if (tail.length > 0 && kept.length === 0) {
         throw new TokenizationError(
           `most recent assistant/tool context group does not fit max_length ${this.maxLength} with the ` +
-            `required system and task prefix (the row has ${original} tokens); raise --max-length or ` +
+            `required system and task prefix (the row has ${original} tokens); raise ${opt("maxLength")} or ` +
             "leave this row out",
         );
       }
