@@ -3,8 +3,8 @@
 // recorded call as a conversation are the read side's (src/jobs-dir), shared with the viewer.
 //   signal/     reward vectors and their advantages (--reward-vector)
 //   tokens/     token sequences from captured token ids
-//   convert/    rows and the manifest (`bench train convert`)
-//   inputs/     convert's other sources: a results.jsonl or an existing trainer JSONL
+//   convert/    rows and the manifest (`bench train convert`); inputs/: its other sources, a
+//               results.jsonl or an existing trainer JSONL
 //   stream/     live rollout records (`bench train stream`) and how a stream ends
 //   validate/   row checks (`bench train validate`)
 //   testing/    test helpers (job and trajectory builders), not part of the library

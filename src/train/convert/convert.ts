@@ -25,12 +25,12 @@ import {
 import { checkOptionKeys, opt } from "../../options.js";
 import { DEFAULT_GROUP_BY, type GroupByKey } from "../../schemas/train-rows.js";
 import { mapLimit } from "../../util/limit.js";
-import { convertJsonlInput, isJsonlInput } from "../inputs/jsonl-input.js";
 import { rewardVectorOf } from "../signal/reward-vector.js";
 import { messageWindowOf } from "../tokenizer/options.js";
 import { NO_WINDOW } from "../tokenizer/window.js";
 import { ROW_FORMATS, type RowFormat } from "../validate/validate.js";
 import { type ConvertGroup, writeGroup } from "./group.js";
+import { convertJsonlInput, isJsonlInput } from "./inputs/jsonl-input.js";
 import { commitRows, emitRow, readCalls, type WriteContext } from "./io.js";
 import { ManifestSink } from "./manifest-writer.js";
 import { RowWriter } from "./row-writer.js";
@@ -154,7 +154,7 @@ function liveRollouts(j: JobRollouts, stats: ConvertStats, opts: ConvertOptions)
 
 export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
   const { format, rowMode } = assertOptions(opts);
-  // A results.jsonl or a trainer JSONL in place of a jobs folder (src/train/inputs).
+  // A results.jsonl or a trainer JSONL in place of a jobs folder (convert/inputs/).
   if (await isJsonlInput(opts.jobs)) return convertJsonlInput(opts, format, rowMode);
   const by = opts.groupBy === undefined ? [...DEFAULT_GROUP_BY] : parseGroupBy(opts.groupBy);
   const window = await messageWindowOf(format, opts);

@@ -47,7 +47,7 @@ export const PRIMARY = new Set(["agent", "subagent"]);
 /**
  * prime-sft keeps the last user message that has an assistant message after it, and everything
  * after it (upstream's last-user training window); a conversation without one is kept whole. Rows
- * of rollouts and rows of a results.jsonl (src/train/inputs) are cut by this one rule.
+ * of rollouts and rows of a results.jsonl (convert/inputs/) are cut by this one rule.
  */
 export function lastUserWindow<M extends { role?: unknown }>(messages: M[]): M[] {
   for (let i = messages.length - 2; i >= 0; i--) {

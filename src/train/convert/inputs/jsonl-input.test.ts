@@ -7,11 +7,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { TRAIN_CLI } from "../../cli/testing/run-cli.js";
-import { tmp } from "../../jobs-dir/testing/tmp.js";
-import { convertJob } from "../convert/convert.js";
-import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../testing/tiny-tokenizer.js";
-import { validateFile } from "../validate/validate.js";
+import { TRAIN_CLI } from "../../../cli/testing/run-cli.js";
+import { tmp } from "../../../jobs-dir/testing/tmp.js";
+import { READ_TOOL, twoReadTurns, writeTinyTokenizer } from "../../testing/tiny-tokenizer.js";
+import { validateFile } from "../../validate/validate.js";
+import { convertJob } from "../convert.js";
 
 const CLI = TRAIN_CLI;
 const TSX = fileURLToPath(import.meta.resolve("tsx"));

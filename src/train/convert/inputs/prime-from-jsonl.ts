@@ -5,12 +5,12 @@
 // data, and rows under --min-reward, are left out, and the rest are written compact (a results row
 // windowed from its last user turn, by the rule a rollout's row is cut by).
 
-import { argumentsOf } from "../../jobs-dir/conversation/common.js";
-import { type Repairs, repairToolOutputs } from "../../jobs-dir/conversation/index.js";
-import type { ChatMessage } from "../../schemas/train-rows.js";
-import { isRecord } from "../../util/jsonl.js";
-import { lastUserWindow } from "../convert/rows.js";
-import { checkRow } from "../validate/validate.js";
+import { argumentsOf } from "../../../jobs-dir/conversation/common.js";
+import { type Repairs, repairToolOutputs } from "../../../jobs-dir/conversation/index.js";
+import type { ChatMessage } from "../../../schemas/train-rows.js";
+import { isRecord } from "../../../util/jsonl.js";
+import { checkRow } from "../../validate/validate.js";
+import { lastUserWindow } from "../rows.js";
 import {
   compact,
   isResultsRow,

@@ -5,17 +5,17 @@
 // atomically through the same pieces as a rollout's rows (emitRow), with the same manifest.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { UserInputError } from "../../errors.js";
-import { opt } from "../../options.js";
-import { commitRows, emitRow } from "../convert/io.js";
-import { ManifestSink } from "../convert/manifest-writer.js";
-import { RowWriter } from "../convert/row-writer.js";
-import type { RowMode } from "../convert/rows.js";
-import { ConvertStats } from "../convert/stats.js";
-import type { ConvertOptions, ConvertResult } from "../convert/types.js";
-import { messageWindowOf } from "../tokenizer/options.js";
-import { NO_WINDOW } from "../tokenizer/window.js";
-import type { RowFormat } from "../validate/validate.js";
+import { UserInputError } from "../../../errors.js";
+import { opt } from "../../../options.js";
+import { messageWindowOf } from "../../tokenizer/options.js";
+import { NO_WINDOW } from "../../tokenizer/window.js";
+import type { RowFormat } from "../../validate/validate.js";
+import { commitRows, emitRow } from "../io.js";
+import { ManifestSink } from "../manifest-writer.js";
+import { RowWriter } from "../row-writer.js";
+import type { RowMode } from "../rows.js";
+import { ConvertStats } from "../stats.js";
+import type { ConvertOptions, ConvertResult } from "../types.js";
 import { primeRowOf } from "./prime-from-jsonl.js";
 import { readSourceLines } from "./source-rows.js";
 import { trlRowsOf } from "./trl-from-jsonl.js";

@@ -3,14 +3,14 @@
 // checks; a results.jsonl row gives one row per `trajectory` step (the agent's own calls; the last
 // one in rollout mode), from the step's prompt and completion and the row's tools.
 
-import { withObjectArguments } from "../../jobs-dir/conversation/common.js";
-import { callPurposeOf, type Exchange } from "../../jobs-dir/exchange.js";
-import type { SkipReason } from "../../schemas/train-manifest.js";
-import { isRecord } from "../../util/jsonl.js";
-import { PRIMARY, type RowMode } from "../convert/rows.js";
-import type { TrlConversation } from "../tokenizer/count.js";
-import type { MessageWindow } from "../tokenizer/window.js";
-import { checkRow } from "../validate/validate.js";
+import { withObjectArguments } from "../../../jobs-dir/conversation/common.js";
+import { callPurposeOf, type Exchange } from "../../../jobs-dir/exchange.js";
+import type { SkipReason } from "../../../schemas/train-manifest.js";
+import { isRecord } from "../../../util/jsonl.js";
+import type { TrlConversation } from "../../tokenizer/count.js";
+import type { MessageWindow } from "../../tokenizer/window.js";
+import { checkRow } from "../../validate/validate.js";
+import { PRIMARY, type RowMode } from "../rows.js";
 import {
   compact,
   infoOf,

@@ -4,7 +4,7 @@
 // What the two converters share: reading the lines, the reward, and which results rows are not
 // training data, with upstream's rules (export_prime_sft.py, export_trl_sft.py).
 import { promises as fs } from "node:fs";
-import { isRecord } from "../../util/jsonl.js";
+import { isRecord } from "../../../util/jsonl.js";
 
 export type Row = Record<string, unknown>;
 
