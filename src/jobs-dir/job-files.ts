@@ -4,7 +4,8 @@
 import { promises as fs } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-import { EvaluationPlan, JobSummary } from "../schemas/result.js";
+import { z } from "zod";
+import { JobSummary } from "../schemas/result.js";
 import { pidAlive } from "../util/process.js";
 import { LOCK, PLAN, SUMMARY } from "./layout.js";
 import { readObject } from "./result-file.js";
@@ -19,32 +20,30 @@ export interface PlanFacts {
   retryAttempts: number;
 }
 
-const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+/** The facts, read from a plan of any writer: a field missing or of another type reads as unknown. */
+const PlanRead = z.object({
+  agent: z.string().min(1).nullable().catch(null),
+  model: z.string().min(1).nullable().catch(null),
+  tasks: z
+    .array(
+      z
+        .object({ name: z.string().min(1), digest: z.string().min(1).nullable().catch(null) })
+        .nullable()
+        .catch(null),
+    )
+    .catch([]),
+  retry_attempts: z.number().catch(0),
+});
 
 export async function readPlan(jobDir: string): Promise<PlanFacts | null> {
   const raw = await readObject(path.join(jobDir, PLAN));
   if (!raw) return null;
-  const parsed = EvaluationPlan.safeParse(raw);
-  if (parsed.success) {
-    const p = parsed.data;
-    return { agent: p.agent, model: p.model, tasks: p.tasks, retryAttempts: p.retry_attempts };
-  }
-  // A plan from another writer may lack fields we do not need: keep what names the policy.
-  const tasks = Array.isArray(raw.tasks) ? raw.tasks : [];
+  const p = PlanRead.parse(raw);
   return {
-    agent: text(raw.agent),
-    model: text(raw.model),
-    tasks: tasks.flatMap((t) =>
-      typeof t === "object" && t !== null && text((t as Record<string, unknown>).name)
-        ? [
-            {
-              name: String((t as Record<string, unknown>).name),
-              digest: text((t as Record<string, unknown>).digest),
-            },
-          ]
-        : [],
-    ),
-    retryAttempts: typeof raw.retry_attempts === "number" ? raw.retry_attempts : 0,
+    agent: p.agent,
+    model: p.model,
+    tasks: p.tasks.filter((t) => t !== null),
+    retryAttempts: p.retry_attempts,
   };
 }
 

@@ -6,11 +6,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { ModelAccess } from "../../agents/types.js";
-import type { JobRef, RolloutPlan, RunConfig } from "../../rollout/types.js";
+import type { RolloutPlan, RunConfig } from "../../rollout/types.js";
 import type { PolicyEndpoint, SandboxKind } from "../../sandbox/types.js";
-import type { Task } from "../../task/types.js";
 
-export interface RolloutRunSpec {
+export interface RolloutRunSpec
+  extends Pick<RolloutPlan, "job" | "task" | "taskDigest" | "rolloutName" | "attempt" | "replaces"> {
   schema_version: 2;
   /** The run's configuration, with its agent by registry name and its sandbox by kind. */
   run: Omit<RunConfig, "agent" | "backend"> & {
@@ -18,12 +18,6 @@ export interface RolloutRunSpec {
     /** Resolved on the submitting host (never `auto`), so one group never mixes sandboxes. */
     sandbox: SandboxKind;
   };
-  job: JobRef;
-  task: Task;
-  taskDigest: string;
-  rolloutName: string;
-  attempt: number;
-  replaces: string | null;
   /** This rollout's own gateway credential, at the address the nodes reach (--gateway-host). */
   modelAccess: ModelAccess | null;
   hostService: { port: number } | null;
