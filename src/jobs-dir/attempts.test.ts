@@ -2,7 +2,7 @@
 // rule applied in the wrong order picks the other attempt.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type AttemptFields, finalAttempt, supersededIn } from "./attempts.js";
+import { type AttemptFields, finalAttempt, replacedIn } from "./attempts.js";
 
 function attempt(name: string, facts: Partial<AttemptFields> = {}): AttemptFields {
   return {
@@ -63,7 +63,7 @@ describe("supersededIn", () => {
       attempt("t__c", { attempt: 1, model: "other" }),
       attempt("u__d", { task: "u" }),
     ];
-    const out = supersededIn(rollouts, true);
+    const out = replacedIn(rollouts, true);
     assert.deepEqual(
       [...out.entries()],
       [["/jobs/j/t__a", { replacedBy: "t__b", reason: "retried", at: null, marker: false }]],
@@ -72,7 +72,7 @@ describe("supersededIn", () => {
 
   it("outside an evaluation, only a marker replaces", () => {
     const replaced = { replacedBy: "t__b", reason: "resumed", at: "2026-01-01", marker: true };
-    const out = supersededIn([attempt("t__a", { replaced }), attempt("t__b"), attempt("t__c")], false);
+    const out = replacedIn([attempt("t__a", { replaced }), attempt("t__b"), attempt("t__c")], false);
     assert.deepEqual([...out.entries()], [["/jobs/j/t__a", replaced]]);
   });
 });

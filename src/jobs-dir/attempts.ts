@@ -53,10 +53,7 @@ export function rolloutKeyOf(a: AttemptFields): string {
  * The attempts of one job folder that are not final, by folder: those with a marker (as the marker
  * says) and, in an evaluation, the other attempts of each rollout (replaced by the final one).
  */
-export function supersededIn(
-  rollouts: readonly AttemptFields[],
-  isEvaluation: boolean,
-): Map<string, Replaced> {
+export function replacedIn(rollouts: readonly AttemptFields[], isEvaluation: boolean): Map<string, Replaced> {
   const out = new Map<string, Replaced>();
   for (const r of rollouts) if (r.replaced?.marker) out.set(r.dir, r.replaced);
   const attemptsOf = new Map<string, AttemptFields[]>();
@@ -78,7 +75,7 @@ export function supersededIn(
 
 /** The job's rollouts with `replaced` set on every attempt that is not final (read together, in one job). */
 export function settleAttempts(rollouts: readonly Rollout[], isEvaluation: boolean): Rollout[] {
-  const superseded = supersededIn(rollouts, isEvaluation);
+  const superseded = replacedIn(rollouts, isEvaluation);
   return rollouts.map((r) => {
     // A record settled before keeps its marker; what the rule said then is decided again now.
     const replaced = superseded.get(r.dir) ?? (r.replaced?.marker ? r.replaced : null);

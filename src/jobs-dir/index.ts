@@ -24,9 +24,9 @@ export {
   compareAttempts,
   finalAttempt,
   olderFirst,
+  replacedIn as supersededIn,
   rolloutKeyOf,
   settleAttempts,
-  supersededIn,
 } from "./attempts.js";
 export { type CallFacts, callFactsOf } from "./calls.js";
 export { readRolloutConfig } from "./config.js";

@@ -8,9 +8,7 @@ import type { RolloutPlan } from "./types.js";
 export type HardeningSwitch = "on" | "off";
 
 /** The run's switch (config.json records it as `verifier_hardening`). */
-export function hardeningSwitch(plan: RolloutPlan): HardeningSwitch {
-  return plan.run.verifierHardening;
-}
+const hardeningSwitch = (plan: RolloutPlan): HardeningSwitch => plan.run.verifierHardening;
 
 /** Before the agent's setup: nothing the agent does can reach it. Null when hardening is off. */
 export async function takeVerifierSnapshot(

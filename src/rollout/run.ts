@@ -12,7 +12,7 @@ import { promptOf } from "../task/types.js";
 import { verifierModeOf } from "../task/verifier-mode.js";
 import { runVerifier, taskVerifierRun } from "../verifier/run.js";
 import { collectArtifacts, writeArtifactManifest } from "./artifacts.js";
-import { hardeningSwitch, takeVerifierSnapshot, verifierHardening } from "./hardening.js";
+import { takeVerifierSnapshot, verifierHardening } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
@@ -160,7 +160,7 @@ async function startSandbox(plan: RolloutPlan, state: RolloutState): Promise<voi
     sandbox_warnings: sandbox.warnings ?? [],
     limits: sandbox.limits ?? null,
     host_block: sandbox.hostBlock ?? null,
-    verifier_hardening: hardeningSwitch(plan),
+    verifier_hardening: plan.run.verifierHardening,
     ...state.prepared?.record,
   };
   // Written with the rollout's other files at the end; the early config.json covers a crash before that.

@@ -8,6 +8,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { AgentContext } from "../agents/types.js";
 import { CategorizedError, messageOf } from "../errors.js";
+import { opt } from "../options.js";
 import type { Sandbox } from "../sandbox/types.js";
 import { type AgentErrorCategory, isUnscoredFailure } from "../schemas/outcome.js";
 import type { WrittenStepResult } from "../schemas/result.js";
@@ -292,7 +293,7 @@ async function prepareStep(
     if (!step.solutionDir) {
       throw new CategorizedError(
         "task_error",
-        `task ${plan.task.name}: step ${step.name} has no solution, so -a oracle cannot run it — fix: add steps/${step.name}/solution/solve.sh or solution/solve.sh`,
+        `task ${plan.task.name}: step ${step.name} has no solution, so ${opt("agent", "oracle")} cannot run it — fix: add steps/${step.name}/solution/solve.sh or solution/solve.sh`,
       );
     }
     // The agent's setup uploaded the first step's solution already.

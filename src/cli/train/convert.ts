@@ -7,7 +7,7 @@ import { convertBranchTree } from "../../train/branch-tree/convert.js";
 import { convertLines } from "../../train/console.js";
 import { type ConvertResult, convertJob } from "../../train/convert/convert.js";
 import type { RowMode } from "../../train/convert/rows.js";
-import type { ContextPolicy } from "../../train/tokenizer/options.js";
+import type { ContextMode } from "../../train/tokenizer/options.js";
 import type { RowFormat } from "../../train/validate/validate.js";
 import { withHelp } from "../help.js";
 import { CONVERT_HELP } from "../help-pages.js";
@@ -93,7 +93,7 @@ async function convertRows(jobs: string, o: ConvertFlags): Promise<number> {
     subagentRows: Boolean(o.subagentRows),
     keepGroups: false,
     upstreamRows: (o.upstreamRows as unknown) === true,
-    contextPolicy: o.contextPolicy as ContextPolicy | undefined,
+    contextPolicy: o.contextPolicy as ContextMode | undefined,
     ...tokenizerFlags(o),
     redact: (o.redact as unknown) !== false,
     onWarning: warn,

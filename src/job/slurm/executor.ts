@@ -337,7 +337,11 @@ async function startRollout(x: ExecutorState, plan: RolloutPlan): Promise<Rollou
     );
   executor.slurm_job_id = id;
   const { end, cancelledByUs } = await waitForEnd(x, plan, id);
-  if (end === null) return complete((await readNodeResult(plan)) as RolloutResult);
+  if (end === null) {
+    // finishedOnNode saw the node's result parse; a result gone since is a lost rollout, not a reward.
+    const done = await readNodeResult(plan);
+    return done ? complete(done) : failed("infra_error", `the node's result of SLURM job ${id} went missing`);
+  }
   executor.node = end.node;
   const written = await readNodeResult(plan);
   // A rollout the node finished stands, whatever SLURM says of the job's end (cleanup after it).

@@ -134,14 +134,14 @@ function liveRollouts(j: JobRollouts, stats: ConvertStats, opts: ConvertOptions)
   const live: Rollout[] = [];
   for (const r of j.rollouts) {
     stats.noteInferred(r);
-    const retried = r.replaced;
-    if (retried) {
+    const { replaced } = r;
+    if (replaced) {
       stats.skip("skipped_retried");
       stats.retried.push({
         rollout: r.name,
         rollout_dir: r.displayDir,
-        replaced_by: retried.replacedBy,
-        reason: retried.reason,
+        replaced_by: replaced.replacedBy,
+        reason: replaced.reason,
       });
       continue;
     }

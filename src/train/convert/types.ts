@@ -3,7 +3,7 @@
 import type { Normalisation } from "../../jobs-dir/groups/advantage.js";
 import type { Manifest } from "../../schemas/train-manifest.js";
 import type { GroupByKey, WithheldReason } from "../../schemas/train-rows.js";
-import type { ContextPolicy, TokenizerFlags } from "../tokenizer/options.js";
+import type { ContextMode, TokenizerFlags } from "../tokenizer/options.js";
 import type { RowFormat } from "../validate/validate.js";
 import type { RowMode } from "./rows.js";
 
@@ -37,7 +37,7 @@ export interface ConvertOptions extends TokenizerFlags {
   subagentRows?: boolean;
   onWarning?: (message: string) => void;
   /** trl-sft: full (default) or message-window (with --tokenizer and --max-length). */
-  contextPolicy?: ContextPolicy;
+  contextPolicy?: ContextMode;
 }
 
 export interface GroupTotals {

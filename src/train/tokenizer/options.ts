@@ -5,14 +5,14 @@ import { opt } from "../../options.js";
 import { type LoadedTokenizer, loadTokenizer } from "./load.js";
 import { MessageWindow } from "./window.js";
 
-export type ContextPolicy = "full" | "message-window";
+export type ContextMode = "full" | "message-window";
 
 /**
  * The row format asked for (validate's RowFormat, or none): only trl-sft rows are tokenized here. A
  * plain string, so the tokenizer needs nothing of validate, which measures rows with it.
  */
 type Format = string | undefined;
-export const CONTEXT_POLICIES: readonly ContextPolicy[] = ["full", "message-window"];
+export const CONTEXT_MODES: readonly ContextMode[] = ["full", "message-window"];
 
 export interface TokenizerFlags {
   /** --tokenizer: a folder or tokenizer.json, or a Hugging Face model id in the local cache. */
@@ -38,19 +38,19 @@ function assertMaxLength(maxLength: number | undefined): void {
 /** convert: the message window to apply to trl-sft rows, or null with --context-policy full. */
 export async function messageWindowOf(
   format: Format,
-  f: TokenizerFlags & { contextPolicy?: ContextPolicy },
+  f: TokenizerFlags & { contextPolicy?: ContextMode },
 ): Promise<MessageWindow | null> {
-  const policy = f.contextPolicy ?? "full";
-  if (!CONTEXT_POLICIES.includes(policy))
-    throw new UserInputError(`${opt("contextPolicy")}: use full or message-window, not "${policy}".`);
+  const mode = f.contextPolicy ?? "full";
+  if (!CONTEXT_MODES.includes(mode))
+    throw new UserInputError(`${opt("contextPolicy")}: use full or message-window, not "${mode}".`);
   if (format !== "trl-sft") {
-    if (policy !== "full" || anyTokenizerFlag(f))
+    if (mode !== "full" || anyTokenizerFlag(f))
       throw new UserInputError(
         `${opt("contextPolicy")}/${tokenizerNames()} are supported only with ${opt("format", "trl-sft")}`,
       );
     return null;
   }
-  if (policy === "full") {
+  if (mode === "full") {
     if (anyTokenizerFlag(f))
       throw new UserInputError(
         `${tokenizerNames()} require ${opt("contextPolicy", "message-window")} during conversion`,

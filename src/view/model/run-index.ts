@@ -53,7 +53,7 @@ export class RunIndex {
   /** Rollout path -> its record, settled by the attempt rule within its job. */
   readonly rollouts = new Map<string, Rollout>();
   /** Rollout path -> the attempt that replaced it (a marker, or the attempt rule). */
-  superseded = new Map<string, string | null>();
+  replaced = new Map<string, string | null>();
   /** Folders above the jobs (new jobs appear in them). */
   above: string[] = [];
   /** Bumped on every change: caches of groups key on it. */
@@ -123,7 +123,7 @@ export class RunIndex {
     for (const j of this.jobs)
       for (const p of j.rollouts) {
         const r = this.rollouts.get(p);
-        if (r && !this.superseded.has(p)) out.push(r);
+        if (r && !this.replaced.has(p)) out.push(r);
       }
     return out;
   }
@@ -248,7 +248,7 @@ export class RunIndex {
 
   /** The attempt rule over each job's read rollouts: every record says whether it is final. */
   private settle(): void {
-    const superseded = new Map<string, string | null>();
+    const replaced = new Map<string, string | null>();
     for (const f of this.found) {
       const read = f.rolloutDirs
         .map((d) => this.rollouts.get(this.relPath(d)))
@@ -256,10 +256,10 @@ export class RunIndex {
       for (const r of settleAttempts(read, f.isEvaluation)) {
         const key = this.relPath(r.dir);
         this.rollouts.set(key, r);
-        if (r.replaced) superseded.set(key, r.replaced.replacedBy);
+        if (r.replaced) replaced.set(key, r.replaced.replacedBy);
       }
     }
-    this.superseded = superseded;
+    this.replaced = replaced;
   }
 
   private emit(changed: string[]): void {

@@ -143,7 +143,7 @@ export function summaryFromIndex(index: RunIndex, opts: GroupOptions = {}): RunS
   const groups = groupsOf(index, by, norm);
   const live = index.live();
   const jobs: JobLine[] = index.jobs.map((j) => {
-    const rs = j.rollouts.filter((p) => !index.superseded.has(p)).map((p) => index.rollouts.get(p));
+    const rs = j.rollouts.filter((p) => !index.replaced.has(p)).map((p) => index.rollouts.get(p));
     return {
       id: j.id,
       path: j.path,
@@ -158,7 +158,7 @@ export function summaryFromIndex(index: RunIndex, opts: GroupOptions = {}): RunS
     advantage: norm,
     run: {
       ...totalsOf(live),
-      replaced: index.superseded.size,
+      replaced: index.replaced.size,
       groups: groups.length,
       withheld_groups: groups.filter((g) => g.withheld).length,
       zero_spread_groups: groups.filter((g) => g.zeroSpread).length,
