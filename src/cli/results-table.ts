@@ -1,6 +1,6 @@
 // `bench results`: the run and group summaries as terminal tables, the same numbers as the page.
 
-import { CATEGORY_LABEL, DASH, fixed, seconds, usd } from "../view/html/format.js";
+import { CATEGORY_LABEL, DASH, fixed, maskedText, seconds, usd } from "../view/html/format.js";
 import type { JobLine, MemberLine, RunSummary, Totals } from "../view/model/run-summary.js";
 import { CATEGORIES } from "../view/model/summary.js";
 import { printable } from "./terminal-text.js";
@@ -41,8 +41,9 @@ function runTable(r: RunSummary["run"]): string[] {
   return table(
     [
       "rollouts",
-      "with reward",
+      "scored",
       "mean reward",
+      "masked",
       ...CATEGORIES.map((c) => CATEGORY_LABEL[c] as string),
       "tokens in",
       "tokens out",
@@ -55,6 +56,7 @@ function runTable(r: RunSummary["run"]): string[] {
         String(r.rollouts),
         String(r.scored),
         fixed(r.mean_reward),
+        maskedText(r),
         ...CATEGORIES.map((c) => String(r.outcomes[c])),
         String(r.tokens.input),
         String(r.tokens.output),
@@ -63,25 +65,26 @@ function runTable(r: RunSummary["run"]): string[] {
         String(r.replaced),
       ],
     ],
-    new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12]),
+    new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]),
   );
 }
 
 /** One row per job (a trial-NN folder of --trials N). */
 function jobsTable(jobs: JobLine[]): string[] {
   return table(
-    ["job", "trial", "rollouts", "mean reward", "outcomes", "tokens in/out", "cost", "wall time"],
+    ["job", "trial", "rollouts", "mean reward", "masked", "outcomes", "tokens in/out", "cost", "wall time"],
     jobs.map((j) => [
       printable(j.path),
       j.trial ?? DASH,
       String(j.rollouts),
       fixed(j.mean_reward),
+      maskedText(j),
       outcomeText(j),
       `${j.tokens.input}/${j.tokens.output}`,
       usd(j.cost_usd),
       seconds(j.wall_time_sec),
     ]),
-    new Set([2, 3]),
+    new Set([2, 3, 4]),
   );
 }
 

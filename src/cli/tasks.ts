@@ -7,6 +7,9 @@ import { discoverTasks } from "../task/discover.js";
 import { ExitCode } from "./errors.js";
 import { withHelp } from "./help.js";
 import { TASKS_CHECK_HELP, TASKS_HELP } from "./help-pages.js";
+import { oneOf } from "./options.js";
+import { SANDBOXES } from "./run.js";
+import { type ControlsOptions, checkTasksControls } from "./tasks-controls.js";
 
 export function registerTasksCommands(program: Command): void {
   const tasks = program.command("tasks").description("Work with task folders");
@@ -15,7 +18,13 @@ export function registerTasksCommands(program: Command): void {
     .command("check")
     .description("Report every problem of a task, or of each task in a folder (several paths: each of them)")
     .argument("<task-or-dir...>", "task folders, or folders of tasks")
-    .action(async (paths: string[]) => {
+    .option(
+      "--controls",
+      "also run each sound task's controls (oracle and nop, twice each) and cache the verdict",
+    )
+    .option("--sandbox <kind>", "with --controls: auto, namespace or container", oneOf(SANDBOXES))
+    .option("--jobs-dir <dir>", "with --controls: the jobs folder whose .controls/ caches verdicts", "jobs")
+    .action(async (paths: string[], o: ControlsOptions & { controls?: boolean }) => {
       let failing = 0;
       let total = 0;
       for (const dir of paths) {
@@ -30,7 +39,11 @@ export function registerTasksCommands(program: Command): void {
           continue;
         }
         total += dirs.length;
-        for (const taskDir of dirs) if (!(await checkOne(taskDir))) failing++;
+        for (const taskDir of dirs) {
+          const sound = await checkOne(taskDir);
+          if (!sound) failing++;
+          else if (o.controls && !(await checkTasksControls([taskDir], o))) failing++;
+        }
       }
       if (failing > 0) {
         process.stderr.write(`${failing} of ${total} task(s) have problems\n`);

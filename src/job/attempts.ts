@@ -35,7 +35,7 @@ export async function scanAttempts(jobDir: string): Promise<Map<string, Rollout[
 export function needsRun(final: Rollout | null): boolean {
   if (final === null || final.resultState !== "present") return true;
   const category = final.outcome.errorCategory;
-  return category === "interrupted" || isRetryable(category);
+  return category === "interrupted" || isRetryable(category, final.outcome.attribution);
 }
 
 /** Marks an attempt's folder as replaced by the rollout named `by`: it counts in no group. */

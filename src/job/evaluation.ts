@@ -4,6 +4,8 @@
 // gate of `maxConcurrentTrials`. The CLI's `bench run` is a thin shell around this class.
 import path from "node:path";
 import { PLAN, SUMMARY } from "../jobs-dir/layout.js";
+import { controlsJudge, controlsWarning } from "../rollout/controls.js";
+import type { ControlsJudge } from "../rollout/types.js";
 import { isUnscoredFailure } from "../schemas/outcome.js";
 import type { RolloutResult } from "../schemas/result.js";
 import { writeJsonAtomic } from "../util/fs.js";
@@ -68,6 +70,7 @@ interface RunShared {
   gate: Limiter;
   breaker: RunBreaker;
   slurm: OpenSlurm | null;
+  controls: ControlsJudge;
   warn(message: string): void;
   emit(e: EvaluationEvent): void;
 }
@@ -151,6 +154,10 @@ export class Evaluation {
       gate: new Limiter(plan.maxConcurrentTrials),
       breaker: new RunBreaker(plan.failFastRollouts, plan.policy?.gateway.upstream.baseUrl ?? null),
       slurm,
+      controls: controlsJudge(plan.jobsDir, plan, (report) => {
+        const words = controlsWarning(report);
+        if (words) warn(words);
+      }),
       warn,
       emit,
     };
@@ -171,6 +178,7 @@ export class Evaluation {
         warn: shared.warn,
         rolloutGate: shared.gate,
         breaker: shared.breaker,
+        controls: shared.controls,
         prepareRollout: access?.prepareRollout ?? this.settings.prepareRollout,
         ...(slurm ? { startRollout: slurm.startRollout } : {}),
         onRolloutStart: (info) => emit({ type: "rollout-start", repeat: job.repeat, ...info }),

@@ -58,6 +58,8 @@ export interface EvaluationSettings {
   /** Resume (or create) jobs of this name; default: a new name from the start time. */
   jobName?: string | null;
   sandbox?: SandboxChoice;
+  /** A sandbox backend of the caller's own (library only), used instead of `sandbox`'s choice. */
+  backend?: SandboxBackend;
   /** Retries of an infrastructure failure. Default 2. */
   retryAttempts?: number;
   /** provider_error rollouts in a row that stop the run (default max(3, concurrency)). */
@@ -131,6 +133,7 @@ const SETTINGS: Record<keyof EvaluationSettings, true> = {
   jobsDir: true,
   jobName: true,
   sandbox: true,
+  backend: true,
   retryAttempts: true,
   failFastRollouts: true,
   include: true,
@@ -289,7 +292,9 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     ...tasks.flatMap(({ task }) => task.warnings.map((w) => `task ${task.name}: ${w}`)),
     ...tasks.flatMap(({ task }) => unofferedTaskTools(agent, task)),
   ];
-  const { backend, reason } = await selectBackend(s.sandbox ?? "auto");
+  const { backend, reason } = s.backend
+    ? { backend: s.backend, reason: "the caller's own backend" }
+    : await selectBackend(s.sandbox ?? "auto");
   if (unusedModel) warnings.push(unusedModel);
   await checkSandbox(backend, reason, tasks, warnings);
   const { jobsDir, jobName, jobs } = await jobsOf(s, { agent, model, backend, tasks }, counts, warnings);

@@ -6,7 +6,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Rollout, readResult, SUMMARY } from "../jobs-dir/index.js";
 import { runRollout } from "../rollout/run.js";
-import type { JobRef, RolloutHooks, RolloutPlan, RunConfig } from "../rollout/types.js";
+import type { ControlsJudge, JobRef, RolloutHooks, RolloutPlan, RunConfig } from "../rollout/types.js";
 import { isRetryable } from "../schemas/outcome.js";
 import type { JobSummary, RolloutResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
@@ -47,6 +47,8 @@ export interface JobSpec {
   prepareRollout?(rolloutName: string, rolloutDir: string): Promise<RolloutHooks>;
   /** Where a planned rollout runs: absent, here (runRollout); --executor slurm places it on a node. */
   startRollout?(plan: RolloutPlan): Promise<RolloutResult>;
+  /** The run's judge of verifier failures (rollout/controls.ts); absent: they stay masked. */
+  controls?: ControlsJudge;
   onRolloutStart?(info: { task: string; rolloutName: string }): void;
   onRolloutEnd?(result: RolloutResult): void;
   deferCleanup?(work: Promise<void>): void;
@@ -157,7 +159,7 @@ async function runWithRetries(spec: JobSpec, jobTask: JobTask, previous: Rollout
     spec.breaker?.note(result);
     // A task that cannot run as written fails the same way in every rollout: say it once, with the fix.
     if (result.error_category === "task_error") spec.warn(`task ${jobTask.task.name}: ${result.error}`);
-    const retryable = isRetryable(result.error_category);
+    const retryable = isRetryable(result.error_category, result.attribution);
     const stopped = spec.signal.aborted || spec.breaker?.signal.aborted === true;
     if (!retryable || retry >= spec.run.retryAttempts || stopped) {
       spec.onRolloutEnd?.(result);
@@ -191,6 +193,7 @@ async function runOne(
     warn: spec.warn,
     deferCleanup: spec.deferCleanup,
     hooks,
+    ...(spec.controls ? { controls: spec.controls } : {}),
   };
   return (spec.startRollout ?? runRollout)(plan);
 }

@@ -1,4 +1,5 @@
-// summary.json: the job's counts. passed + failed + errored + verifier_errored == total.
+// summary.json: the job's counts. passed + failed + errored + verifier_errored == total, and
+// scored + masked == total for our results: the mean is over the scored ones, the masked share beside it.
 import { scoreOutcomeOf } from "../schemas/outcome.js";
 import type { JobSummary, RolloutResult } from "../schemas/result.js";
 
@@ -27,9 +28,12 @@ export function summarize(
   const errorCategories: Record<string, number> = {};
   const verifierErrorCategories: Record<string, number> = {};
   const scored: number[] = [];
+  let masked = 0;
   for (const r of results) {
     const reward = rewardOf(r);
-    if (reward !== null) scored.push(reward);
+    // The mean is a trainer's: every rollout scored (0 where the policy broke its own run), none masked.
+    if (r.attribution === "mask") masked++;
+    else if (reward !== null || r.attribution === "score") scored.push(reward ?? 0);
     counts[
       scoreOutcomeOf({
         reward,
@@ -57,6 +61,8 @@ export function summarize(
     error_categories: errorCategories,
     verifier_error_categories: verifierErrorCategories,
     mean_reward: scored.length === 0 ? null : scored.reduce((a, b) => a + b, 0) / scored.length,
+    scored: scored.length,
+    masked,
     score: `${(ratio * 100).toFixed(1)}%`,
     score_ratio: ratio,
     elapsed_sec: (finishedAt.getTime() - info.startedAt.getTime()) / 1000,

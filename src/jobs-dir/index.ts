@@ -70,6 +70,7 @@ export { type JobCounts, type LoadedJob, type LoadJobOptions, loadJob } from "./
 export { NO_OUTCOME, type Outcome, outcomeOfResult, rewardOf } from "./outcome.js";
 export { type Replaced, type ResultState, readObject, readReplaced, readResult } from "./result-file.js";
 export {
+  attributionField,
   endedWithError,
   numericRewards,
   type ReadContext,

@@ -12,6 +12,8 @@ export const TIMING = "timing.json";
 export const PROMPTS = "prompts.json";
 /** Beside an attempt that a retry or a resume replaced: it counts in no group. */
 export const REPLACED = "replaced.json";
+/** The verifier's second run on a fresh copy of the workspace, after its first failed (rollout/verify.ts). */
+export const VERIFIER_RERUN = "verifier-rerun";
 export const TRAJECTORY_DIR = "trajectory";
 /** One model call a line (the gateway's record). */
 export const TRAJECTORY = path.join(TRAJECTORY_DIR, "llm_trajectory.jsonl");

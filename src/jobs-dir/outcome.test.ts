@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { RolloutResult } from "../schemas/result.js";
-import { NO_OUTCOME, outcomeOfResult, rewardOf } from "./outcome.js";
+import { attributedReward, NO_OUTCOME, outcomeOfResult, rewardOf } from "./outcome.js";
 
 const result = (fields: Record<string, unknown>) =>
   RolloutResult.parse({
@@ -59,9 +59,58 @@ describe("outcomeOfResult", () => {
       verifierErrorCategory: null,
       maskCategory: null,
       scoreOutcome: null,
+      attribution: null,
+      attributionReason: null,
       error: null,
       verifierError: null,
     });
     assert.equal(outcomeOfResult(null), NO_OUTCOME);
+  });
+});
+
+describe("attribution on the read side", () => {
+  it("a recorded pair is read as written; a reward a trainer learns from is 0 when scored without one", () => {
+    const r = result({
+      error: "the verifier could not read /app/answer.txt",
+      error_category: "timeout",
+      verifier_error_category: "verifier_failure",
+      attribution: "score",
+      attribution_reason: "verifier_error",
+    });
+    const o = outcomeOfResult(r);
+    assert.equal(o.attribution, "score");
+    assert.equal(o.attributionReason, "verifier_error");
+    assert.equal(attributedReward(r, o), 0);
+    assert.equal(rewardOf(r), null, "result.json's rewards stay what the verifier wrote");
+  });
+
+  it("a masked rollout has no reward, never 0", () => {
+    const r = result({
+      error_category: "provider_error",
+      attribution: "mask",
+      attribution_reason: "model_endpoint",
+    });
+    assert.equal(attributedReward(r, outcomeOfResult(r)), null);
+  });
+
+  it("a pair outside the table, or none (an older writer), is derived: a failure that could be ours stays masked", () => {
+    const crossed = result({
+      error_category: "infra_error",
+      attribution: "score",
+      attribution_reason: "sandbox_start",
+    });
+    assert.deepEqual(
+      [outcomeOfResult(crossed).attribution, outcomeOfResult(crossed).attributionReason],
+      ["mask", "infrastructure"],
+    );
+    const verifier = outcomeOfResult(result({ verifier_error: "no reward file" }));
+    assert.deepEqual(
+      [verifier.attribution, verifier.attributionReason],
+      ["mask", "verifier_crash_clean_run"],
+    );
+    const timedOut = outcomeOfResult(result({ error_category: "timeout" }));
+    assert.deepEqual([timedOut.attribution, timedOut.attributionReason], ["score", "timeout"]);
+    const scored = outcomeOfResult(result({ rewards: { reward: 0.5 } }));
+    assert.deepEqual([scored.attribution, scored.attributionReason], ["score", "scored"]);
   });
 });

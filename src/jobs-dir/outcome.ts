@@ -9,6 +9,13 @@
 // category (result.json `outcome`, rows' `outcome_category`); `scoreOutcome` is upstream's bucket
 // (rows' and stream records' `outcome`, summary.json's counts); `maskCategory` is what a trainer
 // masks on (rows' group `error`, stream records' `error`).
+import {
+  Attribution,
+  AttributionReason,
+  attributionOf,
+  MASK_REASONS,
+  SCORE_REASONS,
+} from "../schemas/attribution.js";
 import { outcomeOf, type ScoreOutcome, scoreOutcomeOf } from "../schemas/outcome.js";
 import type { RolloutResult } from "../schemas/result.js";
 
@@ -23,6 +30,9 @@ export interface Outcome {
   maskCategory: string | null;
   /** Upstream's score bucket; null when there is no readable result. */
   scoreOutcome: ScoreOutcome | null;
+  /** Score (a trainer learns from it, 0 when the verifier gave nothing) or mask; null: no readable result. */
+  attribution: Attribution | null;
+  attributionReason: AttributionReason | null;
   /** The messages result.json gives for each side. */
   error: string | null;
   verifierError: string | null;
@@ -35,6 +45,8 @@ export const NO_OUTCOME: Outcome = Object.freeze({
   verifierErrorCategory: null,
   maskCategory: null,
   scoreOutcome: null,
+  attribution: null,
+  attributionReason: null,
   error: null,
   verifierError: null,
 });
@@ -64,7 +76,45 @@ export function outcomeOfResult(result: RolloutResult | null): Outcome {
       error_category: errorCategory,
       verifier_error_category: verifierErrorCategory,
     }),
+    ...attributionOfResult(result, reward, errorCategory, verifierErrorCategory),
     error: text(result.error),
     verifierError: text(result.verifier_error),
   };
+}
+
+/**
+ * The attribution a result records, when it is one of the table's pairs; else derived from its
+ * categories as a writer that knew nothing of the policy would have it: a failure that could be ours
+ * is masked, as before attribution existed (upstream's older results, hand-edited folders).
+ */
+function attributionOfResult(
+  result: RolloutResult,
+  reward: number | null,
+  errorCategory: string | null,
+  verifierErrorCategory: string | null,
+): Pick<Outcome, "attribution" | "attributionReason"> {
+  const recorded = Attribution.safeParse(result.attribution);
+  const reason = AttributionReason.safeParse(result.attribution_reason);
+  if (recorded.success && reason.success) {
+    const reasons: readonly string[] = recorded.data === "score" ? SCORE_REASONS : MASK_REASONS;
+    if (reasons.includes(reason.data)) return { attribution: recorded.data, attributionReason: reason.data };
+  }
+  const derived = attributionOf({
+    errorCategory,
+    verifierErrorCategory,
+    hasReward: reward !== null,
+    policyActed: false,
+    verifierInfra: false,
+    verifierVerdict: null,
+  });
+  return { attribution: derived.attribution, attributionReason: derived.reason };
+}
+
+/**
+ * The reward a trainer learns from: the verifier's, or 0 for a rollout scored without one (the
+ * policy timed out, crashed or broke the verifier); null when masked or unreadable, never 0.
+ */
+export function attributedReward(result: RolloutResult | null, outcome: Outcome): number | null {
+  if (outcome.attribution !== "score") return null;
+  return rewardOf(result) ?? 0;
 }

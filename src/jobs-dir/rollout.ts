@@ -15,7 +15,7 @@ import { type Inferred, inferResult } from "./infer.js";
 import type { Job } from "./job.js";
 import type { PlanFacts } from "./job-files.js";
 import { CONFIG, groupAttemptOf, TRAJECTORY, taskOfRolloutName } from "./layout.js";
-import { type Outcome, outcomeOfResult, rewardOf } from "./outcome.js";
+import { attributedReward, type Outcome, outcomeOfResult } from "./outcome.js";
 import {
   type Replaced,
   type ResultRead,
@@ -63,7 +63,7 @@ export interface Rollout {
   resultState: ResultState;
   /** Why a present file did not read as a result (cut short, or a field of the wrong type). */
   resultProblem: string | null;
-  /** A finite rewards.reward, else null: unscored, never 0. */
+  /** The verifier's reward, 0 when scored without one (attribution score), null when masked: never a silent 0. */
   reward: number | null;
   /** result.json `rewards` as written: the scalar and the task's own keys (null when unscored). */
   rewards: RolloutResult["rewards"];
@@ -140,6 +140,7 @@ export async function readRollout(dir: string, ctx: ReadContext): Promise<Rollou
     ctx.infer === true,
   );
   const groupAttempt = groupAttemptOf(name);
+  const outcome = outcomeOfResult(result);
   const task = str(result?.task_name) ?? taskOfRolloutName(name);
   const rel = path.relative(ctx.root, dir);
   return {
@@ -165,9 +166,9 @@ export async function readRollout(dir: string, ctx: ReadContext): Promise<Rollou
     mtimeMs: stat?.mtimeMs ?? 0,
     resultState: state,
     resultProblem: problem,
-    reward: rewardOf(result),
+    reward: attributedReward(result, outcome),
     rewards: result?.rewards ?? null,
-    outcome: outcomeOfResult(result),
+    outcome,
     partialTrajectory: result?.partial_trajectory === true,
     usage: result?.agent_result ?? null,
     executor: result?.executor ?? null,
@@ -180,6 +181,14 @@ export async function readRollout(dir: string, ctx: ReadContext): Promise<Rollou
 /** An error, a verifier error or a partial trajectory: without groups such a rollout gives no row. */
 export function endedWithError(r: Rollout): boolean {
   return r.outcome.maskCategory !== null || r.partialTrajectory;
+}
+
+/** A row's, a stream record's and a manifest member's attribution: score or mask, and why. */
+export function attributionField(r: Pick<Rollout, "outcome">): {
+  attribution: Outcome["attribution"];
+  attribution_reason: Outcome["attributionReason"];
+} {
+  return { attribution: r.outcome.attribution, attribution_reason: r.outcome.attributionReason };
 }
 
 /** The numeric keys of rewards when scored (the task's keys, a multi-step task's steps); upstream's may carry others. */

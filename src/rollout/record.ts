@@ -6,6 +6,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { RolloutUsage } from "../gateway/index.js";
 import { ACP_TRAJECTORY, CONFIG, PROMPTS, RESULT, TIMING, TRAJECTORY_DIR } from "../jobs-dir/layout.js";
+import { type AttributionFacts, attributionOf } from "../schemas/attribution.js";
 import { type AgentErrorCategory, type OutcomeCategory, outcomeOf } from "../schemas/outcome.js";
 import type {
   RolloutExecutor,
@@ -96,6 +97,12 @@ export function resultOf(
     verifier_error: v?.error?.message ?? null,
     verifier_error_category: verifierErrorCategory,
     outcome: outcomeOf(errorCategory, verifierErrorCategory) as OutcomeCategory | null,
+    ...attributionFields(plan, state, {
+      errorCategory,
+      verifierErrorCategory,
+      hasReward: !interrupted && !!v?.rewards && !v.error,
+      usage,
+    }),
     test_last_line: v?.lastLine ?? null,
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
@@ -110,7 +117,56 @@ export function resultOf(
     attempt: plan.attempt,
     replaces: plan.replaces,
   };
-  return completeResult(base, { usage, executor: plan.executor ?? null }) as WrittenRolloutResult;
+  return completeResult(base, {
+    usage,
+    executor: plan.executor ?? null,
+    usesModel: plan.run.agent.usesModel,
+  }) as WrittenRolloutResult;
+}
+
+/** Score or mask (schemas/attribution.ts), with the verifier's rerun and verdict when there were any. */
+function attributionFields(
+  plan: RolloutPlan,
+  state: RolloutState,
+  facts: Pick<AttributionFacts, "errorCategory" | "verifierErrorCategory" | "hasReward"> & {
+    usage: RolloutUsage | null;
+  },
+): Pick<WrittenRolloutResult, "attribution" | "attribution_reason" | "verifier_rerun" | "verifier_verdict"> {
+  const { attribution, reason } = attributionOf({
+    ...facts,
+    policyActed: state.reached !== undefined && policyAnswered(plan.run.agent.usesModel, facts.usage),
+    verifierInfra: state.verifierInfra === true,
+    verifierVerdict: state.verifierVerdict ?? null,
+  });
+  return {
+    attribution,
+    attribution_reason: reason,
+    ...(state.verifierRerun ? { verifier_rerun: state.verifierRerun } : {}),
+    ...(state.verifierVerdict ? { verifier_verdict: state.verifierVerdict } : {}),
+  };
+}
+
+/**
+ * Whether the policy answered at least once: an agent that calls a model has acted only through it.
+ * Unknown usage (a SLURM node; the host knows) counts as answered, and the host's usage corrects it.
+ */
+function policyAnswered(usesModel: boolean, usage: RolloutUsage | null): boolean {
+  return !usesModel || usage === null || usage.calls > usage.failedCalls;
+}
+
+/**
+ * A result scored for a failure "after the policy acted" whose model, the host's usage shows, never
+ * answered: the failure says nothing of the policy, so it is masked as the same failure before acting.
+ */
+function unactedAttribution(result: RolloutResult, usage: RolloutUsage): Partial<WrittenRolloutResult> {
+  const reason = result.attribution_reason;
+  if (result.attribution !== "score" || policyAnswered(true, usage)) return {};
+  if (reason === "run_error") return { attribution: "mask", attribution_reason: "infrastructure" };
+  if (reason === "verifier_error") {
+    const infra = result.error_category === "infra_error";
+    return { attribution: "mask", attribution_reason: infra ? "verifier_infra" : "verifier_crash_clean_run" };
+  }
+  return {};
 }
 
 /**
@@ -124,17 +180,23 @@ export function completeResult(
     usage: RolloutUsage | null;
     executor: RolloutExecutor | null;
     failure?: { category: AgentErrorCategory; message: string };
+    /** The rollout's agent calls a model (its usage says whether the policy acted). */
+    usesModel?: boolean;
   },
 ): RolloutResult {
   const { usage, executor, failure } = extra;
   return {
     ...result,
+    ...(usage && extra.usesModel ? unactedAttribution(result, usage) : {}),
     ...(failure
       ? {
           rewards: null,
           error: failure.message,
           error_category: failure.category,
           outcome: outcomeOf(failure.category, result.verifier_error_category),
+          // SLURM ended the job: not the policy's doing, whatever it had done.
+          attribution: "mask",
+          attribution_reason: failure.category === "interrupted" ? "interrupted" : "infrastructure",
         }
       : {}),
     ...(usage ? usageFields(result, usage) : {}),

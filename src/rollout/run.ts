@@ -9,18 +9,16 @@ import type { Sandbox } from "../sandbox/types.js";
 import { isUnscoredFailure } from "../schemas/outcome.js";
 import type { RolloutResult, TimingInfo } from "../schemas/result.js";
 import { promptOf } from "../task/types.js";
-import { verifierModeOf } from "../task/verifier-mode.js";
-import { runVerifier, taskVerifierRun } from "../verifier/run.js";
 import { collectArtifacts, writeArtifactManifest } from "./artifacts.js";
-import { takeVerifierSnapshot, verifierHardening } from "./hardening.js";
+import { takeVerifierSnapshot } from "./hardening.js";
 import { enterPhaseNetwork } from "./network.js";
 import { type AgentEnding, decideAgentEnding } from "./outcome.js";
 import { readyEnvironment } from "./ready.js";
 import { recordRollout, writeConfig } from "./record.js";
-import { runSeparateVerifier } from "./separate-verifier.js";
 import type { RolloutState } from "./state.js";
 import { runSteps, stepView } from "./steps.js";
 import { type RolloutPlan, rolloutDirOf } from "./types.js";
+import { judgeVerifierFailure, verifyRollout } from "./verify.js";
 
 export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
   const rolloutDir = rolloutDirOf(plan);
@@ -63,20 +61,11 @@ export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
       );
     }
     // Hardening in both modes; a sandbox the agent never ran in has no processes of its to kill.
-    const verify = (sandbox: Sandbox, apart: boolean) =>
-      runVerifier(sandbox, plan.task, rolloutDir, {
-        ...taskVerifierRun(plan.task, rolloutDir),
-        hardening: verifierHardening(plan, state.verifierSnapshot, apart),
-      });
-    if (!plan.task.steps?.length && shouldVerify(plan, state) && verifierModeOf(plan.task) === "separate") {
-      await runSeparateVerifier(plan, state, rolloutDir, (box) => verify(box, true));
-    } else if (!plan.task.steps?.length && shouldVerify(plan, state)) {
-      await enterPhaseNetwork(plan, state, "verifier");
-      await phase(state, "verifier", async () => {
-        state.verifier = await verify(state.sandbox as Sandbox, false);
-      });
-    }
+    if (!plan.task.steps?.length && shouldVerify(plan, state))
+      await verifyRollout(plan, state, rolloutDir, phase);
   } catch (err) {
+    // Thrown in the verifier's phase: its infrastructure failed (whose doing that was, the controls say).
+    if (state.reached === "verifier") state.verifierInfra = true;
     // An infrastructure failure outranks a policy failure recorded earlier (e.g. a timeout).
     if (!state.error || !isUnscoredFailure(state.error.category)) {
       state.error = {
@@ -97,6 +86,8 @@ export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
     await state.prepared?.release?.().catch(() => undefined);
     await state.verifierSnapshot?.dispose().catch(() => undefined);
   }
+  // After the sandbox is gone: the controls are rollouts of their own.
+  await judgeVerifierFailure(plan, state);
   state.timing.total = seconds(Date.now() - startedAt.getTime());
   return recordRollout(plan, state, startedAt);
 }
@@ -202,6 +193,7 @@ async function runAgent(plan: RolloutPlan, ctx: AgentContext, state: RolloutStat
   const ended = plan.hooks?.modelEnded;
   ctx.signal = AbortSignal.any([plan.signal, deadline.signal, ...(ended ? [ended] : [])]);
   let own: AgentEnding | null = null;
+  state.reached = "agent";
   try {
     state.agentResult = await plan.run.agent.run(ctx);
     Object.assign(state.timing, state.agentResult.timing);

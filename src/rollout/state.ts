@@ -3,8 +3,9 @@
 // the rollout's files, result.json last.
 import type { AgentRunResult, HostPreparation, TrajectoryEvent } from "../agents/types.js";
 import type { Sandbox } from "../sandbox/types.js";
+import type { VerifierVerdict } from "../schemas/attribution.js";
 import type { OutcomeCategory } from "../schemas/outcome.js";
-import type { TimingInfo, WrittenStepResult } from "../schemas/result.js";
+import type { TimingInfo, VerifierRerun, WrittenStepResult } from "../schemas/result.js";
 import type { VerifierOutcome } from "../verifier/run.js";
 import type { VerifierSnapshot } from "../verifier/snapshot.js";
 import type { ArtifactRecord } from "./artifacts.js";
@@ -27,6 +28,14 @@ export interface RolloutState {
   prompts?: string[];
   /** Taken before the agent's setup, for verifier hardening (null: hardening off). */
   verifierSnapshot?: VerifierSnapshot | null;
+  /** The last phase the rollout entered of those that decide attribution: the policy's, then the verifier's. */
+  reached?: "agent" | "verifier";
+  /** The verifier phase failed as ours (an exception, not the test's own failure). */
+  verifierInfra?: boolean;
+  /** The verifier failed and ran again on a fresh copy of the workspace: what that run said. */
+  verifierRerun?: VerifierRerun;
+  /** The task's controls' verdict, asked when the verifier still failed after the policy acted. */
+  verifierVerdict?: VerifierVerdict;
 }
 
 /** A rollout that ended before anything ran (the run stopped, a SLURM job that never ran it). */

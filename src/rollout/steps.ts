@@ -208,6 +208,7 @@ async function verifyStep(
 ): Promise<StepEnd> {
   const { step, timing } = run;
   const sandbox = state.sandbox as Sandbox;
+  state.reached = "verifier";
   const t2 = Date.now();
   const verify = (box: Sandbox, apart: boolean) =>
     runVerifier(box, plan.task, rolloutDir, {

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Agent, ModelAccess } from "../agents/types.js";
 import type { ModelWitness, RolloutUsage } from "../gateway/index.js";
 import type { PolicyEndpoint, SandboxBackend } from "../sandbox/types.js";
+import type { VerifierVerdict } from "../schemas/attribution.js";
 import type { RolloutExecutor } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 
@@ -48,6 +49,16 @@ export interface RolloutHooks {
   modelUsage?(): Promise<RolloutUsage>;
 }
 
+/**
+ * Tells a verifier that fails on clean runs from one the policy broke: the task's own controls
+ * (oracle, nop) run on clean sandboxes, once per task digest, sandbox kind and hardening (controls.ts).
+ */
+export interface ControlsJudge {
+  /** The jobs folder whose .controls/ holds the verdicts (a SLURM node judges into the same). */
+  readonly dir: string;
+  verdict(task: Task, taskDigest: string, signal: AbortSignal): Promise<VerifierVerdict>;
+}
+
 /** One rollout to run; made by the job, consumed by runRollout. */
 export interface RolloutPlan {
   run: RunConfig;
@@ -75,6 +86,8 @@ export interface RolloutPlan {
   deferCleanup?(work: Promise<void>): void;
   /** Called once per warning that the user should see (deduplicated by the job). */
   warn(message: string): void;
+  /** Asked when the verifier fails after the policy acted; absent (a control itself): the failure stays masked. */
+  controls?: ControlsJudge;
 }
 
 /** The rollout's folder: beside its job's other rollouts. */

@@ -56,9 +56,12 @@ export function isUnscoredFailure(category: string | null | undefined): boolean 
   return owner === "infrastructure" || owner === "user" || category === "task_error";
 }
 
-/** Failures worth another attempt: infrastructure that can pass (an interrupt is resumed, not retried). */
-export function isRetryable(category: string | null | undefined): boolean {
-  return isInfrastructure(category) && category !== "interrupted";
+/**
+ * Failures worth another attempt: infrastructure that can pass (an interrupt is resumed, not retried),
+ * unless it is the policy's (a lost sandbox after the policy acted is scored 0: data, not retried).
+ */
+export function isRetryable(category: string | null | undefined, attribution?: string | null): boolean {
+  return isInfrastructure(category) && category !== "interrupted" && attribution !== "score";
 }
 
 /**

@@ -4,6 +4,7 @@
 // beside it: what we write, exactly (unknown keys refused, categories from outcome.ts); the
 // published JSON Schemas (schemas/*.json) are generated from the written forms.
 import { z } from "zod";
+import { Attribution, AttributionReason, VerifierVerdict } from "./attribution.js";
 import { AgentErrorCategory, VerifierErrorCategory } from "./outcome.js";
 
 export const Rewards = z.object({ reward: z.number() }).catchall(z.unknown());
@@ -92,6 +93,11 @@ export const RolloutResult = z
     verifier_error_category: z.string().nullable().default(null),
     /** The one outcome category (see outcome.ts), or null when the rollout ended cleanly. */
     outcome: z.string().nullable().optional(),
+    /** Whether a trainer learns from it (score) or masks it, and why (attribution.ts). */
+    attribution: z.string().nullable().optional(),
+    attribution_reason: z.string().nullable().optional(),
+    verifier_verdict: z.string().nullable().optional(),
+    verifier_rerun: z.object({ reward: z.number().nullable() }).loose().nullable().optional(),
     started_at: z.string().nullable().optional(),
     finished_at: z.string().nullable().optional(),
     timing: TimingInfo.optional(),
@@ -149,6 +155,14 @@ export const WrittenAgentResult = z.strictObject({
   n_failed_model_calls: z.number().int().optional(),
 });
 
+/** The verifier's second run, on a fresh copy of the workspace (<rollout>/verifier-rerun/). */
+export const VerifierRerun = z.strictObject({
+  reward: z.number().nullable(),
+  verifier_error_category: VerifierErrorCategory.nullable(),
+  verifier_error: z.string().nullable(),
+});
+export type VerifierRerun = z.infer<typeof VerifierRerun>;
+
 /** `result.json` as rollout/record.ts and job/model-access.ts write it. */
 export const WrittenRolloutResult = z
   .strictObject({
@@ -172,6 +186,13 @@ export const WrittenRolloutResult = z
     verifier_error: z.string().nullable(),
     verifier_error_category: VerifierErrorCategory.nullable(),
     outcome: z.union([AgentErrorCategory, VerifierErrorCategory]).nullable(),
+    /** score: a trainer learns from it (0 when the verifier gave nothing); mask: it says nothing of the policy. */
+    attribution: Attribution,
+    attribution_reason: AttributionReason,
+    /** The verifier failed and was run once more on a fresh copy of the agent's final workspace. */
+    verifier_rerun: VerifierRerun.optional(),
+    /** What the task's controls said of its verifier, asked when the verifier failed after the policy acted. */
+    verifier_verdict: VerifierVerdict.optional(),
     test_last_line: z.string().nullable(),
     started_at: z.string(),
     finished_at: z.string(),
@@ -254,7 +275,11 @@ export const JobSummary = z
     verifier_errored: z.number(),
     error_categories: z.record(z.string(), z.number()),
     verifier_error_categories: z.record(z.string(), z.number()),
+    /** Over the rollouts attributed `score` (0 where the verifier gave nothing); masked ones are left out. */
     mean_reward: z.number().nullable(),
+    /** Rollouts a trainer learns from (attribution score) and those it masks; absent from older writers. */
+    scored: z.number().optional(),
+    masked: z.number().optional(),
     score: z.string(),
     score_ratio: z.number(),
     elapsed_sec: z.number(),
@@ -276,6 +301,8 @@ export const WrittenJobSummary = z.strictObject({
   error_categories: z.partialRecord(AgentErrorCategory, z.number().int()),
   verifier_error_categories: z.partialRecord(VerifierErrorCategory, z.number().int()),
   not_started: z.number().int(),
+  scored: z.number().int(),
+  masked: z.number().int(),
   stopped: z
     .strictObject({ reason: z.enum(["endpoint_failing", "config_error"]), message: z.string() })
     .nullable(),

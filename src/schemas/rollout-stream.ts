@@ -1,5 +1,7 @@
 // The token-capture summary of a rollout and the stream record (`benchflow.rollout-stream.v1`).
+
 import { z } from "zod";
+import { Attribution, AttributionReason } from "./attribution.js";
 import { ScoreOutcomeName, TokenSequence, WithheldReason } from "./train-rows.js";
 
 export const TokenThread = z.object({
@@ -84,6 +86,8 @@ export const StreamRecord = z
       .string()
       .nullable()
       .describe("our outcome category (timeout, provider_error, ...) or null when it ended cleanly"),
+    attribution: Attribution.nullable().describe("score (learn from it) or mask; null: no readable result"),
+    attribution_reason: AttributionReason.nullable(),
     in_baseline: z.boolean(),
     withheld: WithheldReason.nullable(),
     normalisation: z.enum(["grpo", "loo"]).nullable(),

@@ -1,5 +1,7 @@
 // `--manifest FILE`: counts by reason, and every group with its members.
+
 import { z } from "zod";
+import { Attribution, AttributionReason } from "./attribution.js";
 import { GroupByKey, NormalisationName, ScoreOutcomeName, WithheldReason } from "./train-rows.js";
 
 export const SKIP_REASONS = [
@@ -53,6 +55,8 @@ export const GroupMember = z.object({
   advantage: z.number().nullable(),
   outcome: ScoreOutcomeName.nullable().describe("upstream's: passed, failed, errored, verifier_errored"),
   outcome_category: z.string().nullable().describe("our outcome category (timeout, provider_error, ...)"),
+  attribution: Attribution.nullable(),
+  attribution_reason: AttributionReason.nullable(),
   error: z.string().nullable(),
   in_baseline: z.boolean(),
   result: z.enum(["present", "missing", "truncated"]),

@@ -1,7 +1,9 @@
 // What `bench train` writes: group blocks and rows (the manifest: train-manifest.ts; stream records:
 // rollout-stream.ts). Types come from these schemas, and schemas/*.json is generated from them
 // (scripts/gen-schemas.ts), so the two never drift.
+
 import { z } from "zod";
+import { Attribution, AttributionReason } from "./attribution.js";
 
 export const GROUP_BY_KEYS = ["task", "agent", "model", "task_digest", "job", "policy_version"] as const;
 export const GroupByKey = z.enum(GROUP_BY_KEYS);
@@ -127,6 +129,10 @@ const Signal = {
     .describe(
       "our outcome category (timeout, agent_error, provider_error, ...) or null when it ended cleanly",
     ),
+  attribution: Attribution.nullable().describe(
+    "score: learn from it (reward 0 where the policy broke its own run); mask: it says nothing of the policy",
+  ),
+  attribution_reason: AttributionReason.nullable().describe("why: upstream's score-or-mask reasons"),
   in_baseline: z.boolean().describe("whether this rollout's reward entered its group's mean and std"),
   advantage: z.number().nullable().optional(),
   group: GroupBlock.optional(),

@@ -319,7 +319,12 @@ async function startRollout(x: ExecutorState, plan: RolloutPlan): Promise<Rollou
   const complete = async (written: RolloutResult, failure?: { category: "infra_error"; message: string }) => {
     const usage = (await plan.hooks?.modelUsage?.()) ?? null;
     const where = { ...executor, node: executor.node ?? written.executor?.node ?? null };
-    const result = completeResult(written, { usage, executor: where, failure });
+    const result = completeResult(written, {
+      usage,
+      executor: where,
+      failure,
+      usesModel: plan.run.agent.usesModel,
+    });
     await writeResult(path.join(rolloutDirOf(plan), RESULT), result);
     return result;
   };

@@ -6,6 +6,7 @@
 import type { SkillMode } from "../../agents/in-sandbox/skills.js";
 import { resolveAgent } from "../../agents/registry.js";
 import { envVar } from "../../env.js";
+import { controlsJudge } from "../../rollout/controls.js";
 import { runRollout } from "../../rollout/run.js";
 import type { RunConfig } from "../../rollout/types.js";
 import { sandboxBackends } from "../../sandbox/index.js";
@@ -57,6 +58,7 @@ export async function runRolloutOnNode(specFile: string): Promise<number> {
       node: envVar("SLURMD_NODENAME") ?? null,
       slurm_job_id: envVar("SLURM_JOB_ID") ?? null,
     },
+    ...(spec.controlsDir ? { controls: controlsJudge(spec.controlsDir, run) } : {}),
     signalReachesSandbox: true,
     resultFile: nodeResultFile(spec),
     signal: stop.signal,

@@ -22,6 +22,8 @@ export interface RolloutRunSpec
   modelAccess: ModelAccess | null;
   hostService: { port: number } | null;
   policyEndpoint: PolicyEndpoint | null;
+  /** The jobs folder whose .controls/ judges the rollout's verifier failures (rollout/controls.ts). */
+  controlsDir?: string | null;
 }
 
 export const SLURM_DIR = ".slurm";
@@ -54,6 +56,7 @@ export function specOf(plan: RolloutPlan): RolloutRunSpec {
     modelAccess: plan.hooks?.modelAccess ?? null,
     hostService: plan.hooks?.hostService ?? null,
     policyEndpoint: plan.hooks?.policyEndpoint ?? null,
+    controlsDir: plan.controls?.dir ?? null,
   };
 }
 

@@ -8,6 +8,7 @@ import { NORMALISATIONS } from "../../jobs-dir/groups/advantage.js";
 import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey } from "../../jobs-dir/groups/groups.js";
 import {
   assertRollouts,
+  attributionField,
   endedWithError,
   JOB_MARKERS,
   type Job,
@@ -238,6 +239,7 @@ async function writePlain(r: Rollout, ctx: WriteContext): Promise<void> {
     await emitRow(ctx, row, toolCalls, {
       outcome: r.outcome.scoreOutcome,
       outcome_category: r.outcome.category,
+      ...attributionField(r),
       in_baseline: false,
       ...vector,
     });

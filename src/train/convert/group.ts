@@ -2,7 +2,7 @@
 // with their advantages, or none when the group is withheld.
 
 import { groupBlock, memberWithheld, type Settled, settleGroup } from "../../jobs-dir/groups/groups.js";
-import { type Rollout, rewardsField } from "../../jobs-dir/index.js";
+import { attributionField, type Rollout, rewardsField } from "../../jobs-dir/index.js";
 import type { GroupMember } from "../../schemas/train-manifest.js";
 import type { GroupByKey } from "../../schemas/train-rows.js";
 import { advantageVectors, rewardVectorOf, vectorNamesDiffer } from "../signal/reward-vector.js";
@@ -71,6 +71,7 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     const signal = {
       outcome: r.outcome.scoreOutcome,
       outcome_category: r.outcome.category,
+      ...attributionField(r),
       in_baseline: s.inBaseline[i] ?? false,
       advantage: s.advantages[i] ?? null,
       group: block,
@@ -110,6 +111,7 @@ function memberEntry(r: Rollout, i: number, s: Settled): GroupMember {
     advantage: s.advantages[i] ?? null,
     outcome: r.outcome.scoreOutcome,
     outcome_category: r.outcome.category,
+    ...attributionField(r),
     error: r.outcome.maskCategory,
     in_baseline: s.inBaseline[i] ?? false,
     result: r.resultState,

@@ -28,9 +28,9 @@ import { upstreamConversationOf } from "./upstream-rows.js";
 
 export type RowMode = "rollout" | "exchange";
 export type BaseRow =
-  | Omit<PrimeSftRow, "outcome" | "outcome_category" | "in_baseline">
-  | Omit<TrlSftRow, "outcome" | "outcome_category" | "in_baseline">
-  | Omit<TokensRow, "outcome" | "outcome_category" | "in_baseline">;
+  | Omit<PrimeSftRow, "outcome" | "outcome_category" | "attribution" | "attribution_reason" | "in_baseline">
+  | Omit<TrlSftRow, "outcome" | "outcome_category" | "attribution" | "attribution_reason" | "in_baseline">
+  | Omit<TokensRow, "outcome" | "outcome_category" | "attribution" | "attribution_reason" | "in_baseline">;
 
 export interface RowsOutcome {
   rows: Array<{ row: BaseRow; toolCalls: number }>;

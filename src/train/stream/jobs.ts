@@ -150,7 +150,7 @@ export class JobTracker {
    */
   private retryable(job: TrackedJob, r: Rollout): boolean {
     const category = r.outcome.errorCategory;
-    return (job.info.plan?.retryAttempts ?? 0) > 0 && isRetryable(category);
+    return (job.info.plan?.retryAttempts ?? 0) > 0 && isRetryable(category, r.outcome.attribution);
   }
 
   private async settleJob(

@@ -1,7 +1,13 @@
 // One stream record (`benchflow.rollout-stream.v1`) from a finished rollout and its model calls.
 import type { Normalisation } from "../../jobs-dir/groups/advantage.js";
 import type { GroupKey, Settled } from "../../jobs-dir/groups/groups.js";
-import { callFactsOf, type Rollout, readRolloutExchanges, rewardsField } from "../../jobs-dir/index.js";
+import {
+  attributionField,
+  callFactsOf,
+  type Rollout,
+  readRolloutExchanges,
+  rewardsField,
+} from "../../jobs-dir/index.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { tokenReport } from "../tokens/tokens.js";
 
@@ -44,6 +50,7 @@ export async function finishRollout(r: Rollout, key: (r: Rollout) => GroupKey): 
     advantage: null,
     group_complete: null,
     outcome_category: r.outcome.category,
+    ...attributionField(r),
     in_baseline: false,
     withheld: null,
     normalisation: null,

@@ -30,3 +30,9 @@ export const CATEGORY_LABEL: Record<string, string> = {
   task_failure: "task failure",
   withheld: "withheld",
 };
+
+/** The masked count and its share of the rollouts: a mean is read with what it leaves out. */
+export function maskedText(t: { masked: number; rollouts: number }): string {
+  if (t.rollouts === 0) return "0";
+  return `${t.masked} (${Math.round((100 * t.masked) / t.rollouts)}%)`;
+}

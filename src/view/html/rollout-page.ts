@@ -67,6 +67,7 @@ export function rolloutSection(d: RolloutDetail, links: Links, anchor?: string):
 <tr><td>agent / model</td><td>${s.agent ?? DASH} / ${s.model ?? DASH}</td></tr>
 <tr><td>reward</td><td data-field="reward">${fixed(s.reward)}</td></tr>
 <tr><td>outcome</td><td data-field="outcome">${s.outcome.scoreOutcome ?? DASH}${s.outcome.category ? ` (${s.outcome.category})` : ""} · ${CATEGORY_LABEL[categoryOf(s)]}</td></tr>
+<tr><td>attribution</td><td data-field="attribution">${s.outcome.attribution ?? DASH}${s.outcome.attributionReason ? ` (${s.outcome.attributionReason})` : ""}</td></tr>
 <tr><td>policy version</td><td>${policyVersionKey(s) ?? DASH}</td></tr>
 <tr><td>model calls</td><td>${s.calls?.total ?? 0} (${s.calls?.ok ?? 0} answered)</td></tr>
 <tr><td>duration</td><td>${seconds(durationSecOf(s))}</td></tr>

@@ -2,7 +2,7 @@
 import type { GroupLine, JobLine, RunSummary, Totals } from "../model/run-summary.js";
 import { CATEGORIES } from "../model/summary.js";
 import { type Html, html } from "./escape.js";
-import { CATEGORY_LABEL, DASH, fixed, int, seconds, usd } from "./format.js";
+import { CATEGORY_LABEL, DASH, fixed, int, maskedText, seconds, usd } from "./format.js";
 import type { Links } from "./links.js";
 
 export const PAGE_SIZE = 200;
@@ -52,6 +52,7 @@ export function runSummaryBlock(s: RunSummary): Html {
 <table class="kv">
 <tr><td>rollouts</td><td data-field="rollouts" class="num">${r.rollouts}</td></tr>
 <tr><td>mean reward</td><td data-field="mean-reward" class="num">${fixed(r.mean_reward)}</td></tr>
+<tr><td>masked</td><td data-field="masked" class="num">${maskedText(r)}</td></tr>
 <tr><td>scored</td><td data-field="scored" class="num">${r.scored}</td></tr>
 <tr><td>outcomes</td><td data-field="outcomes">${outcomes(r)}</td></tr>
 <tr><td>groups</td><td data-field="groups" class="num">${r.groups} (${r.zero_spread_groups} zero spread, ${r.withheld_groups} withheld)</td></tr>
@@ -102,14 +103,14 @@ export function groupsTable(groups: GroupLine[], links: Links, id = "groups-tabl
 
 function jobRow(j: JobLine): Html {
   return html`<tr data-job="${j.path}"><td>${j.id}</td><td>${j.trial ?? DASH}</td>
-<td class="num">${j.rollouts}</td><td class="num">${fixed(j.mean_reward)}</td><td>${outcomes(j)}</td>
+<td class="num">${j.rollouts}</td><td class="num">${fixed(j.mean_reward)}</td><td class="num" data-field="masked">${maskedText(j)}</td><td>${outcomes(j)}</td>
 <td class="num">${j.tokens.input} / ${j.tokens.output}</td><td class="num">${usd(j.cost_usd)}</td>
 <td class="num">${seconds(j.wall_time_sec)}</td><td class="num">${int(j.replaced)}</td></tr>`;
 }
 
 export function jobsTable(jobs: JobLine[], id = "jobs-table"): Html {
   return html`<table data-testid="jobs" id="${id}" data-live>
-<thead><tr><th>job</th><th>trial</th><th>rollouts</th><th>mean reward</th><th>outcomes</th><th>tokens in / out</th><th>cost</th><th>wall time</th><th>replaced</th></tr></thead>
+<thead><tr><th>job</th><th>trial</th><th>rollouts</th><th>mean reward</th><th>masked</th><th>outcomes</th><th>tokens in / out</th><th>cost</th><th>wall time</th><th>replaced</th></tr></thead>
 <tbody>${jobs.map(jobRow)}</tbody></table>`;
 }
 

@@ -12,8 +12,11 @@ import { CATEGORIES, type Category, categoryOf, durationSecOf, usageOf } from ".
 
 export interface Totals {
   rollouts: number;
+  /** Rollouts a trainer learns from: the verifier's reward, or 0 where the policy broke its own run. */
   scored: number;
   mean_reward: number | null;
+  /** Rollouts attributed `mask`: left out of the mean (shown beside it, with the share). */
+  masked: number;
   outcomes: Record<Category, number>;
   tokens: { input: number; output: number; total: number };
   cost_usd: number | null;
@@ -36,6 +39,8 @@ export interface MemberLine {
   advantage: number | null;
   outcome: string | null;
   outcome_category: string | null;
+  attribution: string | null;
+  attribution_reason: string | null;
   category: Category;
   policy_version: string | null;
   duration_sec: number | null;
@@ -68,6 +73,7 @@ export function totalsOf(rs: readonly Rollout[]): Totals {
   const outcomes = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
   let sum = 0;
   let scored = 0;
+  let masked = 0;
   const tokens = { input: 0, output: 0, total: 0 };
   let cost: number | null = null;
   let first: number | null = null;
@@ -78,6 +84,7 @@ export function totalsOf(rs: readonly Rollout[]): Totals {
       sum += r.reward;
       scored++;
     }
+    if (r.outcome.attribution === "mask") masked++;
     const u = usageOf(r);
     tokens.input += u.input ?? 0;
     tokens.output += u.output ?? 0;
@@ -92,6 +99,7 @@ export function totalsOf(rs: readonly Rollout[]): Totals {
     rollouts: rs.length,
     scored,
     mean_reward: scored > 0 ? sum / scored : null,
+    masked,
     outcomes,
     tokens,
     cost_usd: cost,
@@ -108,6 +116,8 @@ export function memberLines(g: ViewGroup): MemberLine[] {
     advantage: g.settled.advantages[i] ?? null,
     outcome: r.outcome.scoreOutcome,
     outcome_category: r.outcome.category,
+    attribution: r.outcome.attribution,
+    attribution_reason: r.outcome.attributionReason,
     category: categoryOf(r),
     policy_version: policyVersionKey(r),
     duration_sec: durationSecOf(r),
