@@ -85,7 +85,7 @@ function verifierMode(value: string): VerifierEnvironmentMode {
 const SANDBOXES = ["auto", "namespace", "container"] as const;
 
 /** --sandbox, else $BENCHFLOW_SANDBOX (named when it is wrong: the flag was never typed), else auto. */
-function sandboxChoice(flag: SandboxChoice | undefined): SandboxChoice {
+export function sandboxChoice(flag: SandboxChoice | undefined): SandboxChoice {
   if (flag !== undefined) return flag;
   const env = process.env.BENCHFLOW_SANDBOX;
   if (env === undefined || env === "") return "auto";

@@ -7,6 +7,7 @@ import { discoverTasks } from "../task/discover.js";
 import { ExitCode } from "./errors.js";
 import { withHelp } from "./help.js";
 import { TASKS_CHECK_HELP, TASKS_HELP } from "./help-pages.js";
+import { registerTasksAudit } from "./tasks-audit.js";
 
 export function registerTasksCommands(program: Command): void {
   const tasks = program.command("tasks").description("Work with task folders");
@@ -38,6 +39,7 @@ export function registerTasksCommands(program: Command): void {
       }
     });
   withHelp(check, TASKS_CHECK_HELP);
+  registerTasksAudit(tasks);
 }
 
 /** One task's lines; false when it has a problem. */
