@@ -19,8 +19,8 @@ import { readFacts, type TaskFacts } from "./facts.js";
 import type { AuditedExploit, AuditedTask, AuditReport } from "./report.js";
 
 export interface AuditSettings {
-  /** A task folder, or a folder of tasks. */
-  tasks: string;
+  /** Task folders, or folders of tasks (each audited once). */
+  tasks: string[];
   sandbox?: SandboxChoice;
   /** Rollouts at once (the exploits of a task, and of several tasks, run side by side). Default 4. */
   concurrency?: number;
@@ -132,7 +132,9 @@ function auditedTask(
 
 /** Audits every task under `settings.tasks`; a path that is not a task (or a task that does not load) is a UserInputError. */
 export async function auditTasks(settings: AuditSettings): Promise<AuditReport> {
-  const tasks = await loadTasks(await discoverTasks(settings.tasks, {}));
+  const dirs: string[] = [];
+  for (const p of settings.tasks) dirs.push(...(await discoverTasks(p, {})));
+  const tasks = await loadTasks([...new Set(dirs)]);
   const facts = new Map<Task, TaskFacts>();
   for (const task of tasks) facts.set(task, await readFacts(task));
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "bench-audit-"));

@@ -36,9 +36,9 @@ export function plant(files: string[], body: string, mode?: string): string {
   return `for f in ${list}; do mkdir -p "$(dirname "$f")" 2>/dev/null; rm -f "$f" 2>/dev/null; printf '%s' ${sh(body)} > "$f"${chmod}; done 2>/dev/null\n`;
 }
 
-/** Folders on $PATH (or another list variable) that the agent can write, one a line. */
+/** Folders on $PATH (or another list variable) that the agent can write (made when missing), one a line. */
 export function writableDirsOf(variable: string): string {
-  return `printf '%s\\n' "$${variable}" | tr ':' '\\n' | while read -r d; do [ -n "$d" ] && [ -d "$d" ] && [ -w "$d" ] && echo "$d"; done`;
+  return `printf '%s\\n' "$${variable}" | tr ':' '\\n' | while read -r d; do [ -n "$d" ] && mkdir -p "$d" 2>/dev/null && [ -d "$d" ] && [ -w "$d" ] && echo "$d"; done`;
 }
 
 /** Every site-packages folder under the workspace and the agent's own places that the agent can write. */

@@ -25,7 +25,7 @@ export function registerTasksAudit(tasks: Command): void {
   const audit = tasks
     .command("audit")
     .description("Run the built-in exploit agents against each task's verifier; exit 1 when one is accepted")
-    .argument("<task-or-dir>", "a task folder, or a folder of tasks")
+    .argument("<task-or-dir...>", "task folders, or folders of tasks")
     .option(
       "--sandbox <kind>",
       "auto, namespace or container",
@@ -40,9 +40,9 @@ export function registerTasksAudit(tasks: Command): void {
       parseOnOff("--verifier-hardening"),
     )
     .option("-q, --quiet", "no progress output")
-    .action(async (dir: string, opts: AuditFlags) => {
+    .action(async (dirs: string[], opts: AuditFlags) => {
       const report = await auditTasks({
-        tasks: dir,
+        tasks: dirs,
         sandbox: sandboxChoice(opts.sandbox),
         concurrency: opts.concurrency,
         jobsDir: opts.jobsDir ?? null,
