@@ -271,3 +271,21 @@ export const RESULTS_HELP: HelpSections = {
     2: `${USAGE}; a bad --group-by or --advantage`,
   },
 };
+
+export const TASKS_AUDIT_HELP: HelpSections = {
+  notes: [
+    "Each exploit is a generic agent (a planted reward file, a conftest.py, a stub on PATH, an empty\n" +
+      "deliverable, ...) run as the task's agent user; it is ACCEPTED when the verifier scores it above\n" +
+      "the task's nop. Only exploits whose predicate fits the task run (docs/write-a-task.md lists them).",
+  ],
+  examples: [
+    "npx bench tasks audit examples/tasks --sandbox namespace",
+    "npx bench tasks audit my-task --json > audit.json",
+  ],
+  env: { BENCHFLOW_SANDBOX: "the sandbox when --sandbox is not given (auto, namespace or container)" },
+  exitCodes: {
+    0: "no verifier accepted an exploit",
+    1: "a verifier accepted an exploit (each task's block names it and its hole)",
+    2: USAGE,
+  },
+};

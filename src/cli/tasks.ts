@@ -9,6 +9,7 @@ import { withHelp } from "./help.js";
 import { TASKS_CHECK_HELP, TASKS_HELP } from "./help-pages.js";
 import { oneOf } from "./options.js";
 import { SANDBOXES } from "./run.js";
+import { registerTasksAudit } from "./tasks-audit.js";
 import { type ControlsOptions, checkTasksControls } from "./tasks-controls.js";
 
 export function registerTasksCommands(program: Command): void {
@@ -51,6 +52,7 @@ export function registerTasksCommands(program: Command): void {
       }
     });
   withHelp(check, TASKS_CHECK_HELP);
+  registerTasksAudit(tasks);
 }
 
 /** One task's lines; false when it has a problem. */
