@@ -53,7 +53,9 @@ describe("container disk limit, files", () => {
       `the agent was killed, not finished (${count} files): ${JSON.stringify(r)}`,
     );
     assert.ok(count > allowed && count < 300_000, `${count} files with ${allowed} allowed`);
-    t.diagnostic(`${count} files landed (allowed ${allowed}) after ${box.storageWatchStats()?.polls} measurements`);
+    t.diagnostic(
+      `${count} files landed (allowed ${allowed}) after ${box.storageWatchStats()?.polls} measurements`,
+    );
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bf-cfiles-"));
     cleanup.push(() => fs.rm(dir, { recursive: true, force: true }));
     const outcome = await runVerifier(box, task, dir);
