@@ -9,7 +9,7 @@ import { ContainerBackend } from "../src/sandbox/container/backend.js";
 import { writeFiles } from "../test/testing/bench.js";
 import { type BenchRow, median } from "./report.js";
 
-/** A workspace with what hardening looks at: build files, a package, a venv-like site dir. */
+/** A workspace with what hardening looks at: build files, a package, a git repository. */
 async function realisticTask(dir: string): Promise<string> {
   const files: Record<string, string> = {
     "instruction.md": "Make /app/calc/add.py's add() return a + b.\n",
@@ -19,6 +19,9 @@ async function realisticTask(dir: string): Promise<string> {
     "environment/app/Makefile": "test:\n\t@echo ok\n",
     "environment/app/pyproject.toml": '[project]\nname = "calc"\n',
     "environment/app/requirements.txt": "pytest\n",
+    // A repository, as real workspaces have: the git_config step reads its config.
+    "environment/app/.git/HEAD": "ref: refs/heads/main\n",
+    "environment/app/.git/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\tname = task\n",
     "environment/app/calc/__init__.py": "",
     "environment/app/calc/add.py": "def add(a, b):\n    return 0\n",
     "solution/solve.sh": "#!/bin/bash\nprintf 'def add(a, b):\\n    return a + b\\n' > /app/calc/add.py\n",

@@ -3,7 +3,10 @@
 // $BF_U (checked against its digest), undoes what the agent could have planted for the verifier, and
 // prints one line per thing it did: `step\taction\tpath` (the path %q-quoted), or `env\tkeep|drop\tN`
 // for the Nth path entry of the pinned environment.
-import { BUILD_NAMES, bash, HOOK_NAMES, shq, WRITABLE } from "./snapshot-script.js";
+
+import { GIT_STEP } from "./git-script.js";
+import { BUILD_NAMES, bash, HASH_CAP_BYTES, HOOK_NAMES, shq, WRITABLE } from "./snapshot-script.js";
+import { NEW_BUILD_NAMES } from "./tool-configs.js";
 
 /** The lists in the uploaded snapshot, in the order their digest is taken. */
 export const SNAPSHOT_LISTS = [
@@ -32,8 +35,10 @@ export function hardenScript(): string {
     `HOOKS=(${findArgs(HOOK_NAMES)} -o -path '*.dist-info/entry_points.txt')`,
     `LISTS=(${SNAPSHOT_LISTS.join(" ")})`,
     `is_build() { case "\${1##*/}" in ${BUILD_NAMES.join("|")}) return 0;; esac; return 1; }`,
+    `is_new_build() { case "\${1##*/}" in ${NEW_BUILD_NAMES.join("|")}) return 0;; esac; return 1; }`,
+    `HASHCAP=${HASH_CAP_BYTES}`,
   ].join("\n");
-  return `${prelude}\n${bash(WRITABLE)}\n${bash(HARDEN)}`;
+  return `${prelude}\n${bash(WRITABLE)}\n${bash(HARDEN.replace("#GIT_STEP#", () => GIT_STEP))}`;
 }
 
 const HARDEN = String.raw`set -u
@@ -74,9 +79,14 @@ conf() { if [[ $\{1##*/} == conftest.py ]]; then [[ $BF_CONFTESTS == 1 ]]; else 
 kind() { if is_build "$1"; then echo build_files; else echo startup_hooks; fi; }
 declare -A ship=()
 while IFS=$tab read -r sha own f; do [[ -n $f ]] && conf "$f" && ship[$f]=$sha:$own; done < "$U/files.tsv"
-declare -A now=()
+# Hashed only when a regular file of the shipped size, at most HASHCAP bytes: a file too big (a
+# sparse 6 GiB one) counts as changed without a byte read.
+declare -A now=() size=()
+while IFS=$tab read -r -d '' sz ty f; do [[ $ty == regular* ]] && size[$f]=$sz; done < <(
+  for f in "$\{!ship[@]}"; do printf '%s\0' "$f"; done | xargs -0 -r stat --printf '%s\t%F\t%n\0' -- 2>/dev/null)
 while IFS= read -r line; do now[$\{line#*  }]=$\{line%%  *}; done < <(
-  for f in "$\{!ship[@]}"; do [[ -f $f && ! -L $f ]] && printf '%s\0' "$f"; done | xargs -0 -r sha256sum -- 2>/dev/null)
+  for f in "$\{!ship[@]}"; do e=$\{ship[$f]}; sz=$\{size[$f]-x}
+    [[ $sz == "$\{e##*:}" && $sz -le $HASHCAP ]] && printf '%s\0' "$f"; done | xargs -0 -r sha256sum -- 2>/dev/null)
 for f in "$\{!ship[@]}"; do e=$\{ship[$f]}; sha=$\{e%%:*}; own=$\{e#*:}
   [[ $sha == - || $\{now[$f]-} == "$sha" ]] && continue
   src=$U/files$f; s2=$(sha256sum -- "$src" 2>/dev/null)
@@ -88,9 +98,9 @@ done
 # New build files in the workspace (and at /, where pytest looks up from /tests); new conftest.py
 # anywhere the agent writes (never the tests').
 while IFS= read -r -d '' f; do
-  [[ -z $\{ship[$f]-} ]] && conf "$f" && rm -f -- "$f" || continue
+  [[ -z $\{ship[$f]-} ]] && is_new_build "$f" && conf "$f" && rm -f -- "$f" || continue
   if [[ $\{f##*/} == conftest.py ]]; then rec conftests removed "$f"; else rec build_files removed "$f"; fi
-done < <(find "$W" -xdev -name .git -prune -o \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0 2>/dev/null
+done < <(find "$W" -xdev -path '*/.git/objects' -prune -o \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0 2>/dev/null
   find / -maxdepth 1 \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0 2>/dev/null)
 if [[ $BF_CONFTESTS == 1 ]]; then
   while IFS= read -r -d '' f; do
@@ -101,7 +111,8 @@ fi
 while IFS= read -r -d '' f; do
   [[ -n $\{ship[$f]-} ]] && continue
   case "$f" in
-    *.dist-info/entry_points.txt) grep -qs '^\[pytest11\]' -- "$f" && rm -f -- "$f" && rec pytest_plugins removed "$f";;
+    # One too big to read counts as a plugin (a sparse file must not make this step read gigabytes).
+    *.dist-info/entry_points.txt) { [[ $(stat -c %s -- "$f" 2>/dev/null || echo 0) -gt $HASHCAP ]] || grep -qs '^\[pytest11\]' -- "$f"; } && rm -f -- "$f" && rec pytest_plugins removed "$f";;
     *) rm -f -- "$f" && rec startup_hooks removed "$f";;
   esac
 done < <(find "$\{areas[@]}" -xdev -path "$U" -prune -o \( -type f -o -type l \) \( "$\{HOOKS[@]}" \) -print0 2>/dev/null)
@@ -112,15 +123,20 @@ done < <(find "$\{areas[@]}" -xdev -path "$U" -prune -o \( -name __pycache__ -ty
 while IFS= read -r -d '' f; do
   [[ -z $\{ship[$f]-} ]] && rm -f -- "$f" && rec tmp_python removed "$f"
 done < <(find /tmp /var/tmp -xdev -path "$U" -prune -o \( -type f -o -type l \) -name '*.py' -print0 2>/dev/null)
-# New top-level modules in the workspace (the verifier's cwd) named like a stdlib or installed one.
+# New modules named like a stdlib or installed one, at the workspace's top (the verifier's cwd) and
+# in its tests/ and test/ folders (where a verifier may copy its tests: pytest puts that folder first
+# on sys.path), a package reached through a symlink too; and a new __init__.py in those folders (it
+# would make the copied tests a package whose __init__ pytest runs).
 declare -A shadow=(); while IFS= read -r n; do [[ -n $n ]] && shadow[$n]=1; done < "$U/shadow"
 declare -A had=(); while IFS= read -r n; do [[ -n $n ]] && had[$n]=1; done < "$U/modules"
-for e in "$W"/*; do n=$\{e##*/}
-  if [[ -d $e && ! -L $e ]]; then [[ -f $e/__init__.py ]] || continue; m=$n
+for e in "$W"/* "$W"/tests/* "$W"/test/*; do n=$\{e##*/}; pre=$\{e#"$W"/}; pre=$\{pre%"$n"}
+  if [[ -d $e ]]; then [[ -f $e/__init__.py ]] || continue; m=$n
   else case "$n" in *.py|*.pyc|*.pyw|*.so) m=$\{n%%.*};; *) continue;; esac; fi
-  [[ -n $m && -n $\{shadow[$m]-} && -z $\{had[$m]-} ]] || continue
+  [[ -n $m && -z $\{had[$pre$m]-} ]] || continue
+  [[ -n $\{shadow[$m]-} || ( -n $pre && $m == __init__ ) ]] || continue
   rm -rf -- "$e" && rec shadowing_modules removed "$e"
 done
+#GIT_STEP#
 # /logs/verifier a real folder (a root agent could have made it a symlink to a reward of its own).
 if [[ -L /logs/verifier || ! -d /logs/verifier ]]; then
   rm -rf -- /logs/verifier && mkdir -p -m 755 -- /logs/verifier && rec verifier_mount fresh /logs/verifier; fi

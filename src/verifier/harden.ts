@@ -25,6 +25,7 @@ export const HARDENING_STEPS = [
   "bytecode",
   "tmp_python",
   "shadowing_modules",
+  "git_config",
   "verifier_mount",
 ] as const;
 
@@ -40,7 +41,12 @@ export interface HardeningOptions {
   restoreBuildFiles?: boolean;
   /** Kill every process the snapshot did not see; default: when the agent is root. */
   killUnknownProcesses?: boolean;
+  /** The verifier's own time limit: hardening gets as long (at least MIN_HARDENING_SEC), never unbounded. */
+  timeoutSec?: number;
 }
+
+/** Hardening's floor of time: a large honest workspace (node_modules) takes seconds to walk. */
+export const MIN_HARDENING_SEC = 60;
 
 export interface HardeningStepRecord {
   name: (typeof HARDENING_STEPS)[number];
@@ -105,7 +111,14 @@ export async function hardenForVerifier(
       BF_BUILD_FILES: (opts.restoreBuildFiles ?? true) ? "1" : "0",
     },
     maxOutputBytes: 64 * 1024 * 1024,
+    timeoutSec: Math.max(MIN_HARDENING_SEC, opts.timeoutSec ?? 0),
   });
+  // Only the agent can fill the workspace past what hardening walks in that time (a flood of files).
+  if (r.timedOut)
+    throw new CategorizedError(
+      "verifier_timeout",
+      `verifier hardening did not finish within ${Math.max(MIN_HARDENING_SEC, opts.timeoutSec ?? 0)}s (the workspace holds more files than it can check)`,
+    );
   if (r.exitCode !== 0)
     throw new CategorizedError(
       "infra_error",
@@ -168,13 +181,16 @@ function pinnedEnv(
   env.PYTHONPATH ??= "";
   env.PYTHONDONTWRITEBYTECODE = "1";
   env.PYTHONNOUSERSITE = "1";
-  // A git command the test runs in the workspace must not run the agent's fsmonitor or hooks.
+  // A git command the test runs in the workspace must not run the agent's fsmonitor, hooks or pager
+  // (a second layer: the git_config step already left the workspace's repositories no program).
   Object.assign(env, {
-    GIT_CONFIG_COUNT: "2",
+    GIT_CONFIG_COUNT: "3",
     GIT_CONFIG_KEY_0: "core.fsmonitor",
     GIT_CONFIG_VALUE_0: "false",
     GIT_CONFIG_KEY_1: "core.hooksPath",
     GIT_CONFIG_VALUE_1: "/dev/null",
+    GIT_CONFIG_KEY_2: "core.pager",
+    GIT_CONFIG_VALUE_2: "cat",
   });
   return { env, dropped };
 }

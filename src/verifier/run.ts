@@ -36,7 +36,10 @@ export interface VerifierRun {
   env: Record<string, string>;
   /** Where /logs/verifier is copied to on the host. */
   outDir: string;
-  /** Empty the mount first: a later step must not see an earlier step's tests. */
+  /**
+   * A step of a multi-step task: the mount emptied first (a later step must not see an earlier
+   * step's tests), and the mount and /logs/verifier emptied after (the next agent must not read them).
+   */
   clearMount: boolean;
   /**
    * Hardening before the test (verifier/harden.ts; it also makes the mount fresh), or "off"
@@ -81,6 +84,7 @@ export async function runVerifier(
       mount,
       cleanupConftests: hardening.cleanupConftests,
       restoreBuildFiles: hardening.restoreBuildFiles ?? true,
+      timeoutSec: run.timeoutSec,
       ...(hardening.killUnknownProcesses !== undefined
         ? { killUnknownProcesses: hardening.killUnknownProcesses }
         : {}),
@@ -105,6 +109,16 @@ export async function runVerifier(
   const done = await sandbox.exec(command, { user: "root", timeoutSec, env });
   const verifierDir = run.outDir;
   await sandbox.download("/logs/verifier", verifierDir);
+  // A step's tests (the shared ones too) and its verifier's files must not stay for the next step's
+  // agent to read: both emptied once they are on the host.
+  if (run.clearMount)
+    await sandbox.exec(
+      `rm -rf -- ${mount} /logs/verifier/* /logs/verifier/.[!.]* && mkdir -p -m 755 -- ${mount}`,
+      {
+        user: "root",
+        cwd: "/",
+      },
+    );
   // Ours, whatever the test left under the same name in /logs/verifier.
   if (record) await writeHardeningRecord(run.outDir, record);
   const files = await readRewardFiles(verifierDir);

@@ -3,30 +3,10 @@
 // the sandbox for the agent to read or change). Lines are `KIND\t...`; a path is always last and a
 // path with a newline or a backslash is never recorded (so it counts as the agent's at hardening).
 
-/** Task-shipped build and config files in the workspace: restored when changed, removed when new. */
-export const BUILD_NAMES = [
-  "setup.py",
-  "pyproject.toml",
-  "setup.cfg",
-  "tox.ini",
-  "noxfile.py",
-  "hatch.toml",
-  "flit.ini",
-  "MANIFEST.in",
-  "requirements*.txt",
-  "Makefile",
-  "makefile",
-  "GNUmakefile",
-  "pytest.ini",
-  "conftest.py",
-  // Read from the working directory by the tools a test runs (uvx, npm, pip through uv).
-  "uv.toml",
-  ".python-version",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  "pip.conf",
-];
+import { BUILD_NAMES } from "./tool-configs.js";
+
+/** Task-shipped build and config files in the workspace (tool-configs.ts): restored when changed. */
+export { BUILD_NAMES };
 
 /** Files that make Python run code at startup or pytest load a plugin: watched in agent-writable areas. */
 export const HOOK_NAMES = ["*.pth", "sitecustomize.py", "usercustomize.py"];
@@ -35,6 +15,9 @@ export const HOOK_NAMES = ["*.pth", "sitecustomize.py", "usercustomize.py"];
 export const PATH_VARS = ["PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "NODE_PATH", "PERL5LIB"];
 /** Variables naming one file that bash or sh reads before any command. */
 export const FILE_VARS = ["BASH_ENV", "ENV"];
+
+/** Largest file hashed, before the agent or after: a bigger one counts as changed, never read. */
+export const HASH_CAP_BYTES = 16 * 1024 * 1024;
 
 /** Largest file kept for a restore; a bigger one that changes is removed instead. */
 export const MAX_STAGED_BYTES = 1024 * 1024;
@@ -100,6 +83,7 @@ export function snapshotScript(): string {
     `HOOKS=(${findArgs(HOOK_NAMES)} -o -path '*.dist-info/entry_points.txt')`,
     `VARS=(${[...PATH_VARS, ...FILE_VARS].join(" ")})`,
     `MAXB=${MAX_STAGED_BYTES}`,
+    `HASHCAP=${HASH_CAP_BYTES}`,
     `PYFACTS=${shq(PY_FACTS)}`,
   ].join("\n");
   return `${prelude}\n${bash(WRITABLE)}\n${bash(SNAPSHOT)}`;
@@ -151,7 +135,7 @@ for a in "$\{areas[@]}"; do printf 'A\t%s\n' "$a"; done
 # Watched files: the build files in the workspace, the startup hooks and entry points in every area.
 list=$(mktemp); trap 'rm -f "$list"' EXIT
 # The filesystem's root too: pytest looks for its ini file and conftest.py up from /tests.
-{ find "$W" -xdev -name .git -prune -o \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0
+{ find "$W" -xdev -path '*/.git/objects' -prune -o \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0
   find / -maxdepth 1 \( -type f -o -type l \) \( "$\{BUILD[@]}" \) -print0
   find "$\{areas[@]}" -xdev \( -type f -o -type l \) \( "$\{HOOKS[@]}" \) -print0
 } 2>/dev/null > "$list"
@@ -159,16 +143,18 @@ declare -A seen=()
 while IFS= read -r -d '' f; do
   ok_path "$f" && [[ -z $\{seen[$f]-} ]] || continue; seen[$f]=1
   if [[ -L $f ]]; then printf 'F\t-\t-\t%s\n' "$f"; continue; fi
-  own=$(stat -c '%u:%g:%a:%s' -- "$f") || continue; sha=$(sha256sum -- "$f") || continue
+  own=$(stat -c '%u:%g:%a:%s' -- "$f") || continue
+  if [[ $\{own##*:} -gt $HASHCAP ]]; then sha=big; else sha=$(sha256sum -- "$f") || continue; fi
   printf 'F\t%s\t%s\t%s\n' "$\{sha%% *}" "$own" "$f"
   [[ $\{own##*:} -le $MAXB ]] && printf 'B\t%s\t%s\n' "$(base64 -w0 -- "$f")" "$f"
 done < "$list"
 # Symlinks that were there before the agent (kept at hardening when they still point the same way).
 find "$W" /tmp /var/tmp -xdev -type l -printf '%p\0%l\0' 2>/dev/null |
   while IFS= read -r -d '' l && IFS= read -r -d '' t; do ok_path "$l" && ok_path "$t" && printf 'L\t%s\t%s\n' "$t" "$l"; done
-for e in "$W"/*; do n=$\{e##*/}
-  if [[ -d $e ]]; then [[ -f $e/__init__.py ]] && printf 'M\t%s\n' "$n"
-  else case "$n" in *.py|*.pyc|*.so) printf 'M\t%s\n' "$\{n%%.*}";; esac; fi; done
+# Modules there before the agent, at the top and in tests/ and test/ (prefixed with the folder).
+for e in "$W"/* "$W"/tests/* "$W"/test/*; do n=$\{e##*/}; pre=$\{e#"$W"/}; pre=$\{pre%"$n"}
+  if [[ -d $e ]]; then [[ -f $e/__init__.py ]] && printf 'M\t%s\n' "$pre$n"
+  else case "$n" in *.py|*.pyc|*.pyw|*.so) printf 'M\t%s\n' "$pre$\{n%%.*}";; esac; fi; done
 true`;
 
 /** Quoted for bash, as one word. */

@@ -8,6 +8,10 @@
 // files. Elsewhere, or when that folder cannot be read, the engine's inspect with size=true (SizeRw),
 // which walks the same folder in the daemon at several times the cost (Podman: ~150 ms a call).
 // The interval stretches so a measurement never takes more than a twentieth of the time.
+//
+// Files count as well as bytes: a flood of empty files allocates no blocks but an inode each, on
+// the host's filesystem. Where du can read the layer, its inodes are counted too, against one inode
+// per 16 KiB of the limit (mke2fs's default ratio: what a disk of that size would hold).
 import { execFile } from "node:child_process";
 import { constants, promises as fs } from "node:fs";
 import type { Engine } from "../engine/engine.js";
@@ -17,6 +21,10 @@ const MIN_INTERVAL_MS = 1000;
 const COST_SHARE = 20;
 /** After a kill, only a layer that grew by this much more (a survivor still writing) is killed again. */
 const REKILL_GROWTH = 16 * 1024 * 1024;
+/** Bytes of the limit per inode allowed (mke2fs's default inode ratio). */
+export const BYTES_PER_INODE = 16 * 1024;
+/** After a kill for files, only a layer with this many more files is killed again. */
+const REKILL_FILES = 4096;
 
 export interface StorageWatchInit {
   engine: Engine;
@@ -31,6 +39,8 @@ export class StorageWatch {
   exceeded = false;
   /** The largest size measured, in bytes. */
   peakBytes = 0;
+  /** The most files (inodes) counted in the layer (0 where only the engine's API answers). */
+  peakInodes = 0;
   /** Measurements made, and the wall time they took in total (for the cost report). */
   polls = 0;
   pollMs = 0;
@@ -38,6 +48,7 @@ export class StorageWatch {
   private inFlight: Promise<void> | null = null;
   private running = false;
   private killedAt: number | null = null;
+  private killedAtInodes: number | null = null;
   private upperDir: Promise<string | null> | null = null;
 
   constructor(private readonly init: StorageWatchInit) {}
@@ -47,6 +58,7 @@ export class StorageWatch {
     if (this.running) return;
     this.running = true;
     this.killedAt = null;
+    this.killedAtInodes = null;
     this.schedule(0);
   }
 
@@ -54,8 +66,13 @@ export class StorageWatch {
   async stop(): Promise<void> {
     this.halt();
     await this.inFlight;
-    const bytes = await this.measure().catch(() => null);
-    if (bytes !== null) this.note(bytes);
+    const size = await this.measureAll().catch(() => null);
+    if (size !== null) this.note(size);
+  }
+
+  /** The files allowed: one per BYTES_PER_INODE of the byte limit. */
+  get limitInodes(): number {
+    return Math.floor(this.init.limitBytes / BYTES_PER_INODE);
   }
 
   /** Stops watching at once, measuring nothing more (the sandbox is being removed). */
@@ -76,29 +93,45 @@ export class StorageWatch {
 
   private async poll(): Promise<void> {
     const t0 = Date.now();
-    let bytes: number | null = null;
+    let size: { bytes: number; inodes: number | null } | null = null;
     try {
-      bytes = await this.measure();
+      size = await this.measureAll();
     } catch {
       // The container went away (the rollout is ending): nothing left to watch.
     }
     const cost = Date.now() - t0;
     this.polls++;
     this.pollMs += cost;
-    if (bytes !== null) {
-      this.note(bytes);
-      const grown = this.killedAt === null || bytes > this.killedAt + REKILL_GROWTH;
-      if (this.running && bytes > this.init.limitBytes && grown) {
-        this.killedAt = bytes;
+    if (size !== null) {
+      this.note(size);
+      const { bytes, inodes } = size;
+      const overBytes =
+        bytes > this.init.limitBytes && (this.killedAt === null || bytes > this.killedAt + REKILL_GROWTH);
+      const overFiles =
+        inodes !== null &&
+        inodes > this.limitInodes &&
+        (this.killedAtInodes === null || inodes > this.killedAtInodes + REKILL_FILES);
+      if (this.running && (overBytes || overFiles)) {
+        if (overBytes) this.killedAt = bytes;
+        if (overFiles) this.killedAtInodes = inodes;
         await this.init.onExceeded().catch(() => undefined);
       }
     }
     if (this.running) this.schedule(Math.max(MIN_INTERVAL_MS, cost * COST_SHARE));
   }
 
-  private note(bytes: number): void {
+  private note({ bytes, inodes }: { bytes: number; inodes: number | null }): void {
     this.peakBytes = Math.max(this.peakBytes, bytes);
-    if (bytes > this.init.limitBytes) this.exceeded = true;
+    this.peakInodes = Math.max(this.peakInodes, inodes ?? 0);
+    if (bytes > this.init.limitBytes || (inodes !== null && inodes > this.limitInodes)) this.exceeded = true;
+  }
+
+  /** Bytes, and files where du can count them (the layer's folder on this host). */
+  private async measureAll(): Promise<{ bytes: number; inodes: number | null } | null> {
+    const bytes = await this.measure();
+    if (bytes === null) return null;
+    const dir = await this.upperDir;
+    return { bytes, inodes: dir ? await du(dir, "--inodes") : null };
   }
 
   /** The writable layer's size in bytes. */
@@ -138,9 +171,14 @@ async function upperDirOf(engine: Engine, id: string): Promise<string | null> {
 
 /** `du -sx -B1`: allocated bytes under dir, or null when du cannot read it (not root, no du). */
 function duBytes(dir: string): Promise<number | null> {
+  return du(dir, "-B1");
+}
+
+/** `du -sx UNIT dir`'s total (bytes with -B1, files with --inodes), or null when du cannot read it. */
+function du(dir: string, unit: "-B1" | "--inodes"): Promise<number | null> {
   return new Promise((resolve) => {
     // A file removed while du walks makes it exit 1 with the total still printed: the total counts.
-    execFile("du", ["-s", "-x", "-B1", dir], { timeout: 60_000 }, (_err, stdout) => {
+    execFile("du", ["-s", "-x", unit, dir], { timeout: 60_000 }, (_err, stdout) => {
       const n = Number.parseInt(stdout.split("\t")[0] ?? "", 10);
       resolve(Number.isFinite(n) && stdout.includes("\t") ? n : null);
     });
