@@ -21,7 +21,8 @@ async function realisticTask(dir: string): Promise<string> {
     "environment/app/requirements.txt": "pytest\n",
     // A repository, as real workspaces have: the git_config step reads its config.
     "environment/app/.git/HEAD": "ref: refs/heads/main\n",
-    "environment/app/.git/config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\tname = task\n",
+    "environment/app/.git/config":
+      "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\tname = task\n",
     "environment/app/calc/__init__.py": "",
     "environment/app/calc/add.py": "def add(a, b):\n    return 0\n",
     "solution/solve.sh": "#!/bin/bash\nprintf 'def add(a, b):\\n    return a + b\\n' > /app/calc/add.py\n",

@@ -4,6 +4,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
+import { CategorizedError } from "../errors.js";
 import type { Sandbox } from "../sandbox/types.js";
 import type { VerifierErrorCategory } from "../schemas/outcome.js";
 import type { RewardRule } from "../schemas/result.js";
@@ -80,15 +81,29 @@ export async function runVerifier(
   const hardening = run.hardening;
   let record: HardeningRecord | typeof HARDENING_OFF | null = null;
   if (hardening && hardening !== "off") {
-    record = await hardenForVerifier(sandbox, hardening.snapshot, {
-      mount,
-      cleanupConftests: hardening.cleanupConftests,
-      restoreBuildFiles: hardening.restoreBuildFiles ?? true,
-      timeoutSec: run.timeoutSec,
-      ...(hardening.killUnknownProcesses !== undefined
-        ? { killUnknownProcesses: hardening.killUnknownProcesses }
-        : {}),
-    });
+    try {
+      record = await hardenForVerifier(sandbox, hardening.snapshot, {
+        mount,
+        cleanupConftests: hardening.cleanupConftests,
+        restoreBuildFiles: hardening.restoreBuildFiles ?? true,
+        timeoutSec: run.timeoutSec,
+        ...(hardening.killUnknownProcesses !== undefined
+          ? { killUnknownProcesses: hardening.killUnknownProcesses }
+          : {}),
+      });
+    } catch (err) {
+      // Past its time only when the agent filled the workspace: the verifier's timeout, which the
+      // task's controls then attribute (rollout/verify.ts), not an exception that reads as ours.
+      if (err instanceof CategorizedError && err.category === "verifier_timeout")
+        return {
+          rewards: null,
+          rule: null,
+          error: { category: "verifier_timeout", message: err.message },
+          exitCode: null,
+          lastLine: null,
+        };
+      throw err;
+    }
   } else if (hardening === "off") record = HARDENING_OFF;
   if (record) await writeHardeningRecord(run.outDir, record);
   if (run.clearMount && record?.hardening !== "on")

@@ -8,7 +8,9 @@ if ! command -v jq >/dev/null 2>&1; then
   echo "report fail: jq is not installed in the image"
   exit 0
 fi
-if [ -f /app/report.json ] && jq -e --argjson want "$want" '. == $want' /app/report.json >/dev/null 2>&1; then
+# Slurped, so the file must hold exactly one JSON value: `jq -e` on an empty file exits 0 (jq 1.6),
+# which `bench tasks audit` caught accepting an empty report.
+if [ -f /app/report.json ] && jq -n -e --argjson want "$want" --slurpfile got /app/report.json '$got == [$want]' >/dev/null 2>&1; then
   echo 1 > /logs/verifier/reward.txt
   echo "report pass"
 else
