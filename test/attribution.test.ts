@@ -116,6 +116,39 @@ describe("a saboteur earns what an honest failing policy earns", () => {
   });
 });
 
+describe("unscored on demand: a policy that fills its disk's inodes", () => {
+  for (const sandbox of ["namespace", "container"] as const) {
+    it(`${sandbox}: scored 0 with its reason, never masked`, async () => {
+      const root = path.join(scratch(), `inodes-${sandbox}`);
+      // Files until the disk has no inode left (xargs: thousands a second, with the image's tools only).
+      const flood = "echo 41 > /app/answer.txt\ncd /app && seq 1 400000 | xargs touch 2>/dev/null; true";
+      const grep = `#!/bin/bash
+if grep -qx 42 /app/answer.txt; then echo 1; else echo 0; fi > /logs/verifier/reward.txt
+`;
+      await writeTask(
+        path.join(root, "tasks"),
+        "t1",
+        taskFiles(RIGHT, grep, "[environment]\nstorage_mb = 32\n"),
+      );
+      const result = await new Evaluation({
+        tasks: path.join(root, "tasks", "t1"),
+        agent: scriptedPolicy(`policy-inodes-${sandbox}`, [flood]),
+        jobsDir: path.join(root, "jobs"),
+        sandbox,
+        retryAttempts: 0,
+      }).run();
+      const r = result.results[0];
+      assert.equal(r?.attribution, "score", JSON.stringify(r));
+      assert.ok(
+        r?.attribution_reason === "scored" || r?.attribution_reason === "verifier_error",
+        r?.attribution_reason ?? "",
+      );
+      assert.equal(r?.rewards?.reward ?? 0, 0);
+      assert.equal(result.jobs[0]?.summary.masked, 0);
+    });
+  }
+});
+
 describe("a verifier that fails on its own is masked, and the run says so", () => {
   it("failing at random on its controls: a task problem, masked, named in a warning", async () => {
     // Fails on the agent's answer always, and on clean runs nine times in ten.

@@ -41,7 +41,7 @@ function runTable(r: RunSummary["run"]): string[] {
   return table(
     [
       "rollouts",
-      "scored",
+      "in mean",
       "mean reward",
       "masked",
       ...CATEGORIES.map((c) => CATEGORY_LABEL[c] as string),
