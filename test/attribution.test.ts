@@ -14,7 +14,7 @@ import { settleGroup } from "../src/jobs-dir/groups/groups.js";
 import { loadJob } from "../src/jobs-dir/load-job.js";
 import { selectBackend } from "../src/sandbox/select.js";
 import { writeTask } from "../src/task/testing/task-dir.js";
-import { useScratch } from "./testing/bench.js";
+import { bench, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("attribution");
 
@@ -229,5 +229,53 @@ echo 1 > /logs/verifier/reward.txt
     assert.equal(r?.attribution, "mask", JSON.stringify(r));
     assert.equal(r?.attribution_reason, "verifier_infra");
     assert.equal(r?.verifier_verdict, "crashes_on_clean_run");
+  });
+});
+
+describe("bench tasks check --controls", () => {
+  it("runs the controls ahead of time: a sound verifier passes, one that fails on a clean run is a problem", async () => {
+    const root = path.join(scratch(), "check");
+    const sound = await writeTask(root, "sound", taskFiles(RIGHT));
+    // nop leaves no answer, and this verifier crashes on a missing file: a crash on a clean run.
+    const fragile = await writeTask(
+      root,
+      "fragile",
+      taskFiles(RIGHT, VERIFIER.replace('if p.exists() else ""', "")),
+    );
+    const jobsDir = path.join(root, "jobs");
+    const ok = await bench([
+      "tasks",
+      "check",
+      sound,
+      "--controls",
+      "--sandbox",
+      "namespace",
+      "--jobs-dir",
+      jobsDir,
+    ]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(
+      ok.stdout,
+      /sound: controls on the namespace sandbox: sound \(oracle 1\.0 1\.0, nop 0\.0 0\.0\)/,
+    );
+    const bad = await bench([
+      "tasks",
+      "check",
+      fragile,
+      "--controls",
+      "--sandbox",
+      "namespace",
+      "--jobs-dir",
+      jobsDir,
+    ]);
+    assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+    assert.match(
+      bad.stdout,
+      /fragile: controls on the namespace sandbox: crashes_on_clean_run \(oracle 1\.0 1\.0, nop verifier_failure verifier_failure\)/,
+    );
+    assert.match(bad.stdout, /fragile: problem: .*its verifier fails on clean runs/);
+    // Cached where a run of the same jobs folder finds them.
+    const cached = (await fs.readdir(path.join(jobsDir, ".controls"))).filter((f) => f.endsWith(".json"));
+    assert.equal(cached.length, 2);
   });
 });
