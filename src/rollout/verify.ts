@@ -47,7 +47,11 @@ export async function verifyRollout(
     if (plan.signal.aborted) throw err;
     thrown = err;
   }
-  if (thrown === null && !state.verifier?.error) return;
+  // A rollout no judge will charge (a control itself: a clean run) has nothing to prove by a second run.
+  if ((thrown === null && !state.verifier?.error) || !plan.controls) {
+    if (thrown !== null) throw thrown;
+    return;
+  }
   const rerun = await rerunApart(plan, state, (box) =>
     verify(box, true, path.join(rolloutDir, VERIFIER_RERUN)),
   );
