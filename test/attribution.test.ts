@@ -243,31 +243,15 @@ describe("bench tasks check --controls", () => {
       taskFiles(RIGHT, VERIFIER.replace('if p.exists() else ""', "")),
     );
     const jobsDir = path.join(root, "jobs");
-    const ok = await bench([
-      "tasks",
-      "check",
-      sound,
-      "--controls",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobsDir,
-    ]);
+    const check = (task: string) =>
+      bench(["tasks", "check", task, "--controls", "--sandbox", "namespace", "--jobs-dir", jobsDir]);
+    const ok = await check(sound);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(
       ok.stdout,
       /sound: controls on the namespace sandbox: sound \(oracle 1\.0 1\.0, nop 0\.0 0\.0\)/,
     );
-    const bad = await bench([
-      "tasks",
-      "check",
-      fragile,
-      "--controls",
-      "--sandbox",
-      "namespace",
-      "--jobs-dir",
-      jobsDir,
-    ]);
+    const bad = await check(fragile);
     assert.equal(bad.code, 1, bad.stdout + bad.stderr);
     assert.match(
       bad.stdout,
