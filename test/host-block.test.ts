@@ -25,7 +25,8 @@ import {
   engineOrSkip,
   removeTaskDir,
 } from "../src/sandbox/container/testing/kit.js";
-import { hostAddresses, SLIRP_HOST } from "../src/sandbox/host-block.js";
+import { hostAddresses, runFirewall, SLIRP_HOST } from "../src/sandbox/host-block.js";
+import { GUARD_TABLE, guardRuleset } from "../src/sandbox/host-guard.js";
 import { createNamespaceBackend } from "../src/sandbox/namespace/backend.js";
 import type { NamespaceSandbox } from "../src/sandbox/namespace/sandbox.js";
 import { makeSpec, makeTask as namespaceTask, tempDir } from "../src/sandbox/namespace/testing/kit.js";
@@ -119,6 +120,33 @@ function canConnect(host: string, port: number): Promise<boolean> {
 }
 
 type Kind = "namespace" | "container";
+
+/** The sandbox's own rules alone: the host's guard (host-guard.ts) off for `work`, then back. */
+/** The addresses in the host guard's sets now (each rollout's container leases its own). */
+async function guardElements(): Promise<string[]> {
+  const found: string[] = [];
+  for (const set of ["sandbox4", "sandbox6"]) {
+    // No table yet (no sandbox has loaded the guard in this boot): no addresses.
+    const listed = await run("nft", ["-j", "list", "set", "inet", GUARD_TABLE, set]).then(
+      (r) => r.stdout,
+      () => "{}",
+    );
+    for (const item of JSON.parse(listed).nftables ?? []) {
+      for (const el of item.set?.elem ?? []) found.push(typeof el === "string" ? el : String(el.elem?.val));
+    }
+  }
+  return found;
+}
+
+async function withoutGuard<T>(work: () => Promise<T>): Promise<T> {
+  if (process.getuid?.() !== 0) return work();
+  for (const chain of ["input", "output"]) await run("nft", ["flush", "chain", "inet", GUARD_TABLE, chain]);
+  try {
+    return await work();
+  } finally {
+    await runFirewall(["nft", "-f", "-"], guardRuleset());
+  }
+}
 
 async function makeSandbox(
   t: TestContext,
@@ -319,7 +347,8 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
         "netdev",
         "benchflow_host_block",
       ]);
-      const control = await sandbox.exec(syn(controlPort), { user: "root" });
+      // The host's guard off too: it would refuse slirp's connection on the host's side.
+      const control = await withoutGuard(() => sandbox.exec(syn(controlPort), { user: "root" }));
       assert.equal(control.stdout.trim(), "sent\nsynack", control.stderr);
       // Bounded only against a hang; slirp4netns handles frames in order, so the first came before.
       for (let i = 0; i < 500 && hits.control === 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -410,11 +439,56 @@ describe("host block: the agent reaches the gateway and the internet, not the ho
       assert.match(await syn(), /^send failed: .*No buffer space/, "the frame left for the host");
       // The control: without the egress table (the agent cannot drop it) the host answers the same frame.
       await run("nsenter", [ns, "nft", "delete", "table", "netdev", "benchflow_host_block"]);
-      assert.equal((await syn()).trim(), "sent\nsynack");
+      assert.equal((await withoutGuard(syn)).trim(), "sent\nsynack");
     } finally {
       await made.cleanup();
     }
   });
+
+  for (const kind of ["namespace", "container"] as const) {
+    it(`${kind}: an address the host gains after the sandbox started is closed too (the host's guard)`, async (t) => {
+      if (process.getuid?.() !== 0) return t.skip("the host's guard needs root");
+      const before = await guardElements();
+      const made = await makeSandbox(t, kind, { host: "127.0.0.1", port: policyPort });
+      if (!made) return;
+      const leased = (await guardElements()).filter((a) => !before.includes(a));
+      // An address no sandbox's own rules can name: it did not exist when they were written (as a
+      // sibling rollout's compose network, made later, brings a bridge address with it).
+      const later = "198.18.77.41";
+      const probe = probeScript([[later, anyPort]]);
+      try {
+        assert.equal(made.sandbox.hostBlock?.guard, "nft", JSON.stringify(made.sandbox.hostBlock));
+        await run("ip", ["addr", "add", `${later}/32`, "dev", "lo"]);
+        assert.equal(
+          await fromHost(later, anyPort),
+          MARKER,
+          "the new address does not answer the host itself",
+        );
+        for (const user of ["agent", "root"] as const) {
+          const out = (await made.sandbox.exec(probe, { user })).stdout;
+          assert.match(out.trim(), /=> none$/, `${user}: ${out}`);
+        }
+        // The control: without the guard's rule (which the agent cannot touch) the same probe answers,
+        // so the guard, not the sandbox's own rules, closed it.
+        const out = (await withoutGuard(() => made.sandbox.exec(probe, { user: "agent" }))).stdout;
+        assert.match(out.trim(), new RegExp(`=> ${MARKER}$`), `the control did not reach the host: ${out}`);
+      } finally {
+        await run("ip", ["addr", "del", `${later}/32`, "dev", "lo"]).catch(() => {});
+        await made.cleanup();
+      }
+      if (kind === "container") {
+        // The container's own address was leased while it ran, and stopping it gave the lease back
+        // (an element left behind would close the host to whatever container gets the address next).
+        assert.notDeepEqual(leased, [], "the container's address was never in the guard");
+        const after = await guardElements();
+        assert.deepEqual(
+          leased.filter((a) => after.includes(a)),
+          [],
+          `stayed in the guard: ${after}`,
+        );
+      }
+    });
+  }
 
   for (const sandbox of ["namespace", "container"] as const) {
     it(`${sandbox}: a run records host_block in config.json, and the endpoint refuses the agent`, async (t) => {

@@ -15,8 +15,10 @@ import {
   hostBlockWarning,
   planHostBlock,
   policyEndpointOf,
+  runFirewall,
   SLIRP_HOST,
 } from "./host-block.js";
+import { GUARD_TABLE, guardRuleset } from "./host-guard.js";
 import { type SandboxNetwork, startSandboxNetwork } from "./namespace/netns.js";
 
 const run = promisify(execFile);
@@ -113,12 +115,27 @@ describe("the rules in a network namespace with slirp4netns", { skip: !isRoot &&
     await run(file, [...args, "nft", "flush", "ruleset"]);
   }
 
+  /** The sandbox's own rules alone: the host's guard (host-guard.ts) off for `work`, then back. */
+  async function withoutGuard(work: () => Promise<void>): Promise<void> {
+    for (const chain of ["input", "output"]) await run("nft", ["flush", "chain", "inet", GUARD_TABLE, chain]);
+    try {
+      await work();
+    } finally {
+      await runFirewall(["nft", "-f", "-"], guardRuleset());
+    }
+  }
+
   it("nft: closed; with the table gone, the same server answers (the table is what closes it)", async () => {
     await withNetwork(async (network) => {
       assert.equal(network.hostBlock.applied, "nft");
+      assert.equal(network.hostBlock.guard, "nft");
+      await withoutGuard(async () => {
+        assert.equal(await reach(network), "none");
+        await flush(network);
+        assert.equal(await reach(network), "ANY");
+      });
+      // And the guard alone, the sandbox's rules gone, closes it as well.
       assert.equal(await reach(network), "none");
-      await flush(network);
-      assert.equal(await reach(network), "ANY");
     });
   });
 

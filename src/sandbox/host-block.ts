@@ -24,6 +24,12 @@ export interface HostBlockPlan {
    * output hook; slirp4netns or the bridge would carry it to the host otherwise (seen here).
    */
   devices: string[];
+  /**
+   * The sandbox's own IPv4 addresses, where the host's guard (host-guard.ts) knows it by them: a
+   * packet out of its interfaces with any other source is dropped, so a root agent's raw socket
+   * cannot pass for another machine and slip past the guard.
+   */
+  own4?: string[];
 }
 
 /** The host as slirp4netns shows it (cut off by --disable-host-loopback; closed here as well). */
@@ -81,13 +87,14 @@ export async function hostAddresses(): Promise<{ v4: string[]; v6: string[] }> {
 /** What to close for one sandbox: the host's addresses now, the endpoint resolved now. */
 export async function planHostBlock(
   endpoint: PolicyEndpoint | null | undefined,
-  where: { devices: string[]; extra?: string[] },
+  where: { devices: string[]; extra?: string[]; own4?: string[] },
 ): Promise<HostBlockPlan> {
-  const { devices, extra = [] } = where;
+  const { devices, extra = [], own4 } = where;
   const host = await hostAddresses();
   const host4 = [...new Set([...host.v4, ...extra.filter((a) => net.isIPv4(a))])].sort();
   const host6 = [...new Set([...host.v6, ...extra.filter((a) => net.isIPv6(a))])].sort();
-  if (!endpoint) return { host4, host6, endpoint: null, devices };
+  const own = own4 && own4.length > 0 ? { own4 } : {};
+  if (!endpoint) return { host4, host6, endpoint: null, devices, ...own };
   const addresses = net.isIP(endpoint.host)
     ? [endpoint.host]
     : await lookup(endpoint.host, { all: true }).then(
@@ -106,6 +113,7 @@ export async function planHostBlock(
       port: endpoint.port,
     },
     devices,
+    ...own,
   };
 }
 
@@ -123,7 +131,14 @@ export function nftRuleset(plan: HostBlockPlan, withEgress = plan.devices.length
     set("host6", "ipv6_addr", plan.host6),
     set("endpoint4", "ipv4_addr . inet_service", e ? e.v4.map((a) => `${a} . ${e.port}`) : []),
     set("endpoint6", "ipv6_addr . inet_service", e ? e.v6.map((a) => `${a} . ${e.port}`) : []),
+    ...(plan.own4 ? [set("own4", "ipv4_addr", plan.own4)] : []),
   ];
+  const devices = plan.devices.map((d) => JSON.stringify(d)).join(", ");
+  // First: a packet that says it is from another address (a raw socket's) goes nowhere.
+  const spoof = (hook: "output" | "egress") =>
+    plan.own4 && plan.devices.length > 0
+      ? [`    ${hook === "output" ? `oifname { ${devices} } ` : ""}ip saddr != @own4 drop`]
+      : [];
   const rules = (close: (proto: "tcp" | "other") => string) => [
     `    ip daddr . tcp dport @endpoint4 ${close("tcp")}`,
     `    ip6 daddr . tcp dport @endpoint6 ${close("tcp")}`,
@@ -141,17 +156,18 @@ export function nftRuleset(plan: HostBlockPlan, withEgress = plan.devices.length
     ...sets,
     "  chain output {",
     "    type filter hook output priority 0; policy accept;",
+    ...spoof("output"),
     ...rules(reject),
     "  }",
     "}",
   ];
   if (withEgress) {
-    const devices = plan.devices.map((d) => JSON.stringify(d)).join(", ");
     lines.push(
       "table netdev benchflow_host_block {",
       ...sets,
       "  chain egress {",
       `    type filter hook egress devices = { ${devices} } priority 0; policy accept;`,
+      ...spoof("egress"),
       ...rules(() => "drop"),
       "  }",
       "}",
@@ -217,18 +233,18 @@ export async function applyHostBlock(
   const rawPass = "a root agent's raw packets pass";
   try {
     if (found.tool === "iptables") {
-      await run([...joinPrefix, found.paths[0] as string], iptablesRules(plan, 4));
-      await run([...joinPrefix, found.paths[1] as string], iptablesRules(plan, 6));
+      await runFirewall([...joinPrefix, found.paths[0] as string], iptablesRules(plan, 4));
+      await runFirewall([...joinPrefix, found.paths[1] as string], iptablesRules(plan, 6));
       return record(`iptables (${rawPass})`);
     }
     const nft = [...joinPrefix, found.paths[0] as string, "-f", "-"];
     try {
-      await run(nft, nftRuleset(plan));
+      await runFirewall(nft, nftRuleset(plan));
       return record(plan.devices.length > 0 ? "nft" : `nft (${rawPass})`);
     } catch (err) {
       // A kernel before 5.16 has no egress hook: the output hook alone still stops every socket.
       if (plan.devices.length === 0) throw err;
-      await run(nft, nftRuleset(plan, false));
+      await runFirewall(nft, nftRuleset(plan, false));
       return record(`nft (output hook only, ${rawPass}: ${(err as Error).message})`);
     }
   } catch (err) {
@@ -246,11 +262,17 @@ export function hostBlockRecordOf(
 
 /** The warning a sandbox shows once when the record says the rules are not in. */
 export function hostBlockWarning(record: HostBlockRecord): string | null {
-  if (!record.applied.startsWith("not_applied")) return null;
+  if (!record.applied.startsWith("not_applied")) {
+    // Without root the guard cannot go in, and the docs say what that leaves; as root it should have.
+    const guard = record.guard ?? "";
+    if (!guard.startsWith("not_applied") || guard.includes("needs root")) return null;
+    return `host guard: ${guard}: an address the host gains while the agent runs (a new container network's bridge) is not closed to it`;
+  }
   return `host block: ${record.applied}: the agent may reach servers on the host${record.endpoint ? ` and the policy endpoint (${record.endpoint})` : ""} without the gateway`;
 }
 
-function run(argv: string[], input: string): Promise<void> {
+/** Runs a firewall tool with its rules on stdin; rejects with the tool's own message. */
+export function runFirewall(argv: string[], input: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const [file, ...args] = argv as [string, ...string[]];
     const child = spawn(file, args, { stdio: ["pipe", "ignore", "pipe"] });

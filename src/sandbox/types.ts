@@ -47,6 +47,12 @@ export interface HostBlockRecord {
   endpoint: string | null;
   /** "nft", "iptables", "no_network" (nothing to close), or "not_applied: <why>". */
   applied: string;
+  /**
+   * The host's own guard (host-guard.ts), which closes every host address, those that appear later
+   * included: "nft", or "not_applied: <why>" (then only the addresses counted above are closed).
+   * Absent where the sandbox has no network.
+   */
+  guard?: string;
 }
 
 export interface ExecOptions {

@@ -124,6 +124,12 @@ export const WrittenRolloutConfig = z
         addresses: z.number().int(),
         endpoint: z.string().nullable(),
         applied: z.string().describe('"nft", "iptables", "no_network", or "not_applied: <why>"'),
+        guard: z
+          .string()
+          .optional()
+          .describe(
+            'the host\'s own guard, closing every host address, later ones included: "nft" or "not_applied: <why>"',
+          ),
       })
       .nullable()
       .optional(),

@@ -293,6 +293,7 @@ function sandboxInitOf(plan: ContainerPlan, main: MainContainerRun): Omit<Contai
       ...plan.limits.warnings,
     ],
     relay: main.relay,
+    guardLease: main.guardLease,
     limits: plan.limits.limits,
     storageLimit:
       task.config.sandbox.storageMb > 0

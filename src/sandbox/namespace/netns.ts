@@ -6,11 +6,22 @@
 // namespace with nsenter. Both processes die with us (setpriv --pdeathsig, slirp4netns --exit-fd).
 // Without root the holder also owns a user namespace, which each exec enters first.
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { opt } from "../../options.js";
 import { applyHostBlock, planHostBlock, SLIRP_HOST } from "../host-block.js";
+import { ensureHostGuard, SLIRP_UID } from "../host-guard.js";
 import { type HostBlockRecord, type PolicyEndpoint, SandboxSetupError } from "../types.js";
 import { findExecutable, SANDBOX_PATH } from "./host.js";
+
+/** setpriv's arguments for slirp4netns as SLIRP_UID: the two capabilities it needs, nothing else of root's. */
+const SLIRP_AS_GUARDED = [
+  `--reuid=${SLIRP_UID}`,
+  `--regid=${SLIRP_UID}`,
+  "--clear-groups",
+  "--inh-caps=-all,+sys_admin,+net_admin",
+  "--ambient-caps=+sys_admin,+net_admin",
+];
 
 export interface SandboxNetwork {
   /** Put in front of a tool's argv: the exec then runs inside the sandbox's network namespace. */
@@ -75,21 +86,35 @@ export async function startSandboxNetwork(
     await firstOutput(holder, "the network namespace holder");
     const pid = holder.pid as number;
     const ns = (kind: string) => `/proc/${pid}/ns/${kind}`;
+    // The host's guard closes every host address to slirp's sockets, later ones included, when
+    // slirp runs as its own uid (host-guard.ts); it then gets the namespace as an open file (fd 5),
+    // since that uid may not open a root process's namespace itself.
+    const guardWhy = !hostRoot
+      ? "the host's firewall needs root"
+      : setpriv === null
+        ? "setpriv is missing (util-linux)"
+        : await ensureHostGuard();
+    const asGuarded = guardWhy === null && setpriv !== null;
+    const nsFd = asGuarded ? openSync(ns("net"), "r") : null;
     // fd 3: slirp4netns writes "1" once tap0 is configured; fd 4: it exits when our end closes.
-    const slirpProc: ChildProcess = spawn(
+    const slirpArgv = [
+      ...(asGuarded ? [setpriv as string, ...SLIRP_AS_GUARDED, "--"] : []),
       slirp,
-      [
-        "--configure",
-        "--mtu=65520",
-        "--disable-host-loopback",
-        "--ready-fd=3",
-        "--exit-fd=4",
-        ...(hostRoot ? [] : [`--userns-path=${ns("user")}`]),
-        String(pid),
-        "tap0",
-      ],
-      { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env },
-    );
+      "--configure",
+      "--mtu=65520",
+      "--disable-host-loopback",
+      "--ready-fd=3",
+      "--exit-fd=4",
+      ...(hostRoot ? [] : [`--userns-path=${ns("user")}`]),
+      ...(nsFd === null ? [String(pid)] : ["--netns-type=path", "/proc/self/fd/5"]),
+      "tap0",
+    ];
+    const [slirpFile, ...slirpArgs] = slirpArgv as [string, ...string[]];
+    const slirpProc: ChildProcess = spawn(slirpFile, slirpArgs, {
+      stdio: ["ignore", "ignore", "pipe", "pipe", "pipe", ...(nsFd === null ? [] : [nsFd])],
+      env,
+    });
+    if (nsFd !== null) closeSync(nsFd);
     slirpChild = slirpProc;
     (slirpProc.stdio[4] as Writable).on("error", () => {});
     await firstOutput(slirpProc, "slirp4netns", slirpProc.stdio[3] as Readable);
@@ -97,7 +122,10 @@ export async function startSandboxNetwork(
       ? [nsenter, `--net=${ns("net")}`]
       : [nsenter, "--preserve-credentials", `--user=${ns("user")}`, `--net=${ns("net")}`];
     const block = await planHostBlock(policyEndpoint, { devices: ["tap0"], extra: [SLIRP_HOST] });
-    const hostBlock = await applyHostBlock(joinPrefix, block);
+    const hostBlock = {
+      ...(await applyHostBlock(joinPrefix, block)),
+      guard: guardWhy ? `not_applied: ${guardWhy}` : "nft",
+    };
     // Neither process may keep a finished run alive; they die with it anyway.
     for (const child of [holder, slirpProc]) {
       child.unref();

@@ -3,6 +3,7 @@
 // depends on is met); a plain task calls them one after the other. What the steps brought up stays
 // on the object, for the sandbox made from it, or for undoing it when a later step fails.
 import type { Readable } from "node:stream";
+import type { GuardLease } from "../../host-guard.js";
 import type { HostBlockRecord, PolicyEndpoint } from "../../types.js";
 import type { Engine } from "../engine/engine.js";
 import { closeHostFor } from "./host-block.js";
@@ -54,6 +55,7 @@ export class MainContainerRun {
   agentHome = "";
   relay: Relay | null = null;
   hostBlock: HostBlockRecord | null = null;
+  guardLease: GuardLease | null = null;
   /** The container's output, attached before it starts. */
   private output: Readable | null = null;
 
@@ -89,13 +91,16 @@ export class MainContainerRun {
       entrypointOf: () => imageEntrypoint(engine, request.image),
     });
     if (relayTo) this.relay = await startRelayFor(engine, id, relayTo);
-    this.hostBlock = await closeHostFor(engine, id, request.networkMode, this.plan.policyEndpoint);
+    const closed = await closeHostFor(engine, id, request.networkMode, this.plan.policyEndpoint);
+    this.hostBlock = closed.record;
+    this.guardLease = closed.lease;
   }
 
   /** Lets go of the output and the relay after a failed start (the container is removed by its owner). */
   async release(): Promise<void> {
     this.output?.destroy();
     await this.relay?.close().catch(() => undefined);
+    await this.guardLease?.release();
   }
 }
 

@@ -4,6 +4,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CopyOut } from "../../copy-out.js";
+import type { GuardLease } from "../../host-guard.js";
 import {
   DEFAULT_DOWNLOAD_MAX_BYTES,
   type DownloadOptions,
@@ -38,6 +39,8 @@ export interface ContainerSandboxInit {
   hostBlock?: HostBlockRecord | null;
   warnings: string[];
   relay: Relay | null;
+  /** The host guard's hold on the container's addresses (host-guard.ts), let go once it is removed. */
+  guardLease?: GuardLease | null;
   /** What the container was created with (config.json `limits`); `exceeded` is settled before the verifier. */
   limits: SandboxLimits;
   /** The disk limit in bytes; `watched`: during the agent's execs (the engine cannot enforce it). */
@@ -204,6 +207,8 @@ export class ContainerSandbox implements Sandbox {
         await this.init.relay?.close();
         if (this.init.remove) await this.init.remove();
         else await removeContainer(this.init.engine, this.id);
+        // After the container is gone: its address must not be free of the guard while it runs.
+        await this.init.guardLease?.release();
       } finally {
         this.init.onStop();
       }
