@@ -51,6 +51,7 @@ export const RUN_HELP: HelpSections = {
     "--temperature": "$BENCHFLOW_TEMPERATURE, else the endpoint's",
     "--top-p": "$BENCHFLOW_TOP_P, else the endpoint's",
     "--max-tokens": "$BENCHFLOW_MAX_TOKENS, else the endpoint's",
+    "--reasoning-effort": "$BENCHFLOW_REASONING_EFFORT, else the agent's",
     "--seed": "$BENCHFLOW_SEED, else none (the endpoint draws)",
     "--executor": "$BENCHFLOW_EXECUTOR, else local",
     "--slurm-partition": "$BENCHFLOW_SLURM_PARTITION, else the cluster's",

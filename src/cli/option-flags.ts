@@ -57,6 +57,7 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   "policy.firstByteTimeoutSec": "--endpoint-first-byte-timeout",
   "policy.idleTimeoutSec": "--endpoint-idle-timeout",
   "policy.seed": "--seed",
+  "policy.reasoningEffort": "--reasoning-effort",
   requireLlmTrajectory: "--require-llm-trajectory",
   port: "--port",
   primeRlDir: "--prime-rl-dir",

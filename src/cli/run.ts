@@ -47,6 +47,7 @@ interface RunOptions {
   temperature?: number;
   topP?: number;
   maxTokens?: number;
+  reasoningEffort?: string;
   seed?: number;
   policyVersion?: string;
   captureTokens?: boolean;
@@ -141,6 +142,10 @@ function policyFlags(run: Command): Command {
     .option("--temperature <t>", "sampling temperature, enforced on every call", parseNumber)
     .option("--top-p <p>", "nucleus sampling, enforced on every call", parseNumber)
     .option("--max-tokens <n>", "completion limit, enforced on every call", parseInteger)
+    .option(
+      "--reasoning-effort <level>",
+      "none, minimal, low, medium, high or xhigh: sent as reasoning_effort on every call, over the agent's",
+    )
     .option(
       "--seed <n>",
       "a base seed: repeat k of a group sends seed n+k-1 on every call, so a rerun samples alike",
@@ -287,6 +292,7 @@ function policyOf(opts: RunOptions): EvaluationSettings["policy"] {
     temperature: opts.temperature ?? null,
     topP: opts.topP ?? null,
     maxTokens: opts.maxTokens ?? null,
+    reasoningEffort: opts.reasoningEffort ?? null,
     seed: opts.seed ?? null,
     policyVersion: opts.policyVersion ?? null,
     captureTokens: opts.captureTokens === true,

@@ -6,6 +6,7 @@ import type { TokenCaptureBlock, TrajectoryLine } from "../schemas/trajectory.js
 import { applyCapture, type CapturePlan, TokenCaptureCollector } from "./capture.js";
 import { errorBody, GatewayError } from "./errors.js";
 import { type ExchangeInput, type ExchangeTrace, JSON_HEADERS, newTrace } from "./exchange.js";
+import { droppedFields, forwardedChat } from "./forwarded.js";
 import type { Dialect } from "./inbound.js";
 import { LineBuilder, oneLine } from "./line.js";
 import { plainExchange } from "./plain-exchange.js";
@@ -61,6 +62,8 @@ interface CallState {
   trace: ExchangeTrace;
   attempts: number;
   error: GatewayError | null;
+  /** The agent's request fields not forwarded (forwarded.ts). */
+  dropped: string[];
 }
 
 export async function handleCall(
@@ -82,11 +85,13 @@ export async function handleCall(
     trace: newTrace(),
     attempts: 0,
     error: null,
+    dropped: [],
   };
   try {
     const parsed = parseRequest(raw);
     call.request = parsed.request;
     call.text = parsed.text;
+    call.dropped = droppedFields(dialect.wire, parsed.request);
     const upstreamBody = upstreamRequest(core, dialect, parsed.request, rollout.repeat);
     call.upstreamBody = upstreamBody;
     call.upstreamText = JSON.stringify(upstreamBody);
@@ -222,6 +227,10 @@ function lineMetadata(
       temperature: (upstreamBody?.temperature as number | undefined) ?? null,
       top_p: (upstreamBody?.top_p as number | undefined) ?? null,
       max_tokens: (upstreamBody?.max_tokens as number | undefined) ?? null,
+      // Only when sent: most runs never set it, and older lines have no such key.
+      ...(typeof upstreamBody?.reasoning_effort === "string"
+        ? { reasoning_effort: upstreamBody.reasoning_effort }
+        : {}),
     },
     upstream_request: upstreamBody
       ? { path: core.upstream.chatPath, body: upstreamText ? line.hold(upstreamText) : upstreamBody }
@@ -234,6 +243,7 @@ function lineMetadata(
   if (call.capture) metadata.token_capture = call.capture.build() as TokenCaptureBlock;
   if (error) metadata.error = error.message;
   if (call.step !== null) metadata.step = call.step;
+  if (call.dropped.length > 0) metadata.dropped_fields = call.dropped;
   return metadata;
 }
 
@@ -249,6 +259,7 @@ function outcomeOf(call: CallState, version: string | null): CallOutcome {
     outputTokens: trace.outputTokens,
     policyVersion: version,
     error: error ? error.message : null,
+    droppedFields: call.dropped,
   };
 }
 
@@ -288,7 +299,8 @@ function parseRequest(raw: Buffer | null): { request: JsonObject; text: string }
 }
 
 /**
- * The chat request the policy gets: the user's model and sampling win over the agent's. With a
+ * The chat request the policy gets: what the agent sent that forwarded.ts lets through, with the
+ * user's model and sampling winning over the agent's. With a
  * seed, each member of a group samples with its own (the base plus its repeat - 1), every call.
  */
 function upstreamRequest(
@@ -297,9 +309,10 @@ function upstreamRequest(
   request: JsonObject,
   repeat: number,
 ): JsonObject {
-  const body = dialect.toChat(request);
+  const body = forwardedChat(dialect.toChat(request));
   body.model = core.options.upstream.model;
-  const { temperature, topP, maxTokens, seed } = core.options.sampling;
+  const { temperature, topP, maxTokens, seed, reasoningEffort } = core.options.sampling;
+  if (reasoningEffort !== undefined) body.reasoning_effort = reasoningEffort;
   if (seed !== undefined) body.seed = seed + repeat - 1;
   if (temperature !== undefined) body.temperature = temperature;
   if (topP !== undefined) body.top_p = topP;

@@ -19,6 +19,8 @@ export interface CallOutcome {
   outputTokens: number;
   policyVersion: string | null;
   error: string | null;
+  /** The request fields not forwarded upstream. */
+  droppedFields: string[];
 }
 
 export class GatewayRollout {
@@ -30,6 +32,7 @@ export class GatewayRollout {
     costUsd: null,
     policyVersions: [],
     lastError: null,
+    droppedFields: {},
   };
   /** What the witness adds to the usage counts (calls and failed calls are the usage's). */
   readonly verdicts: Omit<ModelWitness, "calls" | "failedCalls"> = {
@@ -124,6 +127,7 @@ export class GatewayRollout {
     }
     if (o.policyVersion && !u.policyVersions.includes(o.policyVersion))
       u.policyVersions.push(o.policyVersion);
+    for (const name of o.droppedFields) u.droppedFields[name] = (u.droppedFields[name] ?? 0) + 1;
   }
 
   /**

@@ -20,6 +20,8 @@ export interface GatewayOptions {
     maxTokens?: number;
     /** The run's base seed: a rollout of repeat k sends `seed: seed + k - 1` on every call. */
     seed?: number;
+    /** The run's reasoning effort (chat's reasoning_effort), over whatever the agent asked. */
+    reasoningEffort?: string;
   };
   capture: { enabled: boolean; tokenIds?: "auto" | "on" | "off"; topLogprobs?: number | null };
   /** The policy option policyVersion; else what the server reports. */
@@ -94,6 +96,8 @@ export interface RolloutUsage {
   costUsd: number | null;
   policyVersions: string[];
   lastError: string | null;
+  /** The agent's request fields the gateway did not forward (forwarded.ts), with how many calls sent each. */
+  droppedFields: Record<string, number>;
 }
 
 export interface Gateway {

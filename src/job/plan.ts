@@ -458,7 +458,13 @@ function modelNotUsed(agent: Agent, s: EvaluationSettings): string | null {
   const given = [
     s.model ? phrase("model given", `model ${JSON.stringify(s.model)}`, s.model) : null,
     p.baseUrl ? phrase("policy.baseUrl given", "policy.baseUrl") : null,
-    p.temperature != null || p.topP != null || p.maxTokens != null || p.seed != null ? "sampling" : null,
+    p.temperature != null ||
+    p.topP != null ||
+    p.maxTokens != null ||
+    p.seed != null ||
+    p.reasoningEffort != null
+      ? "sampling"
+      : null,
     p.captureTokens ? phrase("policy.captureTokens given", "policy.captureTokens") : null,
   ].filter((g): g is string => g !== null);
   if (given.length === 0) return null;

@@ -12,6 +12,8 @@ export interface PolicySettings {
   temperature?: number | null;
   topP?: number | null;
   maxTokens?: number | null;
+  /** Reasoning effort (chat's reasoning_effort: none, minimal, low, medium, high, xhigh), over the agent's. */
+  reasoningEffort?: string | null;
   /** A base seed: repeat k of a group sends seed + k - 1 on every call (reproducible sampling on vLLM). */
   seed?: number | null;
   policyVersion?: string | null;
@@ -37,6 +39,7 @@ export const POLICY_SETTINGS: Record<keyof PolicySettings, true> = {
   temperature: true,
   topP: true,
   maxTokens: true,
+  reasoningEffort: true,
   seed: true,
   policyVersion: true,
   captureTokens: true,
@@ -61,6 +64,18 @@ function numberFrom(name: string, raw: string | undefined): number | undefined {
   const n = Number(raw);
   if (!Number.isFinite(n)) throw new UserInputError(`${name}=${JSON.stringify(raw)} must be a number`);
   return n;
+}
+
+/** The levels OpenAI-compatible servers take for reasoning_effort. */
+export const REASONING_EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
+
+function reasoningEffortOf(raw: string | null | undefined): string | undefined {
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  if (!(REASONING_EFFORTS as readonly string[]).includes(raw))
+    throw new UserInputError(
+      `${opt("policy.reasoningEffort")} ${JSON.stringify(raw)} is not a reasoning effort: use one of ${REASONING_EFFORTS.join(", ")}`,
+    );
+  return raw;
 }
 
 function truthy(raw: string | undefined): boolean {
@@ -98,6 +113,7 @@ export function resolvePolicy(
     topP: s.topP ?? numberFrom("BENCHFLOW_TOP_P", env.BENCHFLOW_TOP_P),
     maxTokens: s.maxTokens ?? numberFrom("BENCHFLOW_MAX_TOKENS", env.BENCHFLOW_MAX_TOKENS),
     seed: s.seed ?? numberFrom("BENCHFLOW_SEED", env.BENCHFLOW_SEED),
+    reasoningEffort: reasoningEffortOf(s.reasoningEffort ?? env.BENCHFLOW_REASONING_EFFORT),
   };
   if (sampling.seed !== undefined && !(Number.isSafeInteger(sampling.seed) && sampling.seed >= 0))
     throw new UserInputError(`${opt("policy.seed")} must be a whole number >= 0; got ${sampling.seed}`);
@@ -138,6 +154,7 @@ export function resolvePolicy(
       top_p: sampling.topP ?? null,
       max_tokens: sampling.maxTokens ?? null,
       seed: sampling.seed ?? null,
+      reasoning_effort: sampling.reasoningEffort ?? null,
     },
     capture_tokens: {
       enabled: capture.enabled,

@@ -224,6 +224,7 @@ function usageFields(result: RolloutResult, u: RolloutUsage): Partial<WrittenRol
     n_failed_model_calls: u.failedCalls,
     policy_version: versions.length === 1 ? (versions[0] ?? null) : null,
     policy_versions: versions,
+    gateway_integrity: { dropped_fields: { ...u.droppedFields } },
   };
 }
 

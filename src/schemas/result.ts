@@ -211,11 +211,21 @@ export const WrittenRolloutResult = z
     n_failed_model_calls: z.number().int().optional(),
     policy_version: z.string().nullable().optional(),
     policy_versions: z.array(z.string()).optional(),
+    gateway_integrity: z.lazy(() => GatewayIntegrity).optional(),
     // Where the rollout ran (--executor slurm); absent for the local executor.
     executor: z.lazy(() => RolloutExecutor).optional(),
   })
   .meta({ title: "benchflow rollout result.json" });
 export type WrittenRolloutResult = z.infer<typeof WrittenRolloutResult>;
+
+/** What the gateway kept from the policy server on the rollout's behalf (gateway/forwarded.ts). */
+export const GatewayIntegrity = z.strictObject({
+  dropped_fields: z
+    .record(z.string(), z.number().int())
+    .describe(
+      "request fields the agent sent that were not forwarded to the policy server (n, logit_bias, guided decoding, ...), with how many calls sent each",
+    ),
+});
 
 /** `replaced.json`: beside an attempt that a retry or a resume replaced. Such an attempt is in no group. */
 export const ReplacedMarker = z

@@ -17,6 +17,11 @@ export const PolicyRecord = z.strictObject({
       .nullable()
       .optional()
       .describe("--seed: repeat k of a group asks for seed + k - 1 on every call; null or absent: none"),
+    reasoning_effort: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("--reasoning-effort: sent as reasoning_effort on every call, over the agent's own"),
   }),
   capture_tokens: z.strictObject({
     enabled: z.boolean(),

@@ -75,6 +75,7 @@ export const TrajectoryLine = z
         temperature: z.number().nullable(),
         top_p: z.number().nullable(),
         max_tokens: z.number().nullable(),
+        reasoning_effort: z.string().nullable().optional(),
       }),
       upstream_request: z.strictObject({ path: z.string(), body: WireBody }).nullable(),
       upstream_status: z.number().int().nullable(),
@@ -87,6 +88,12 @@ export const TrajectoryLine = z
       token_capture: TokenCaptureBlock.optional(),
       error: z.string().optional(),
       step: z.string().optional().describe("the step of a multi-step task this call was made in"),
+      dropped_fields: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "the agent's request fields the gateway did not forward to the policy server (server-side knobs no agent sends: n, logit_bias, ...)",
+        ),
     }),
   })
   .meta({ title: "benchflow llm_trajectory.jsonl line" });

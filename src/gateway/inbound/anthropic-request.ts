@@ -30,7 +30,6 @@ export function anthropicToChat(request: JsonObject): JsonObject {
   if (typeof request.max_tokens === "number") chat.max_tokens = request.max_tokens;
   if (typeof request.temperature === "number") chat.temperature = request.temperature;
   if (typeof request.top_p === "number") chat.top_p = request.top_p;
-  if (typeof request.top_k === "number") chat.top_k = request.top_k;
   if (Array.isArray(request.stop_sequences) && request.stop_sequences.length > 0)
     chat.stop = request.stop_sequences;
   chat.stream = request.stream === true;
