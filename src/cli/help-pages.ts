@@ -42,6 +42,8 @@ export const RUN_HELP: HelpSections = {
     "--endpoint-idle-timeout": "300",
     "--endpoint-retries": "2",
     "--fail-fast-calls": "3",
+    "--max-call-mib": "$BENCHFLOW_MAX_CALL_MIB, else 64",
+    "--max-recorded-mib": "$BENCHFLOW_MAX_RECORDED_MIB, else 1024",
     "--fail-fast-rollouts": "max(3, -j)",
     "--skill-mode": "with-skill",
     "--verifier-hardening": "on",

@@ -54,6 +54,8 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   "policy.baseUrl": "--base-url",
   "policy.endpointRetries": "--endpoint-retries",
   "policy.failFastCalls": "--fail-fast-calls",
+  "policy.maxCallMib": "--max-call-mib",
+  "policy.maxRecordedMib": "--max-recorded-mib",
   "policy.firstByteTimeoutSec": "--endpoint-first-byte-timeout",
   "policy.idleTimeoutSec": "--endpoint-idle-timeout",
   "policy.seed": "--seed",

@@ -63,6 +63,8 @@ interface RunOptions {
   endpointIdleTimeout?: number;
   endpointRetries?: number;
   failFastCalls?: number;
+  maxCallMib?: number;
+  maxRecordedMib?: number;
   failFastRollouts?: number;
   executor?: string;
   slurmPartition?: string;
@@ -170,7 +172,13 @@ function policyFlags(run: Command): Command {
       "endpoint failures in a row that end a rollout as provider_error at once",
       parseInteger,
     )
-    .option("--fail-fast-rollouts <m>", "provider_error rollouts in a row that stop the run", parseInteger);
+    .option("--fail-fast-rollouts <m>", "provider_error rollouts in a row that stop the run", parseInteger)
+    .option("--max-call-mib <mib>", "one request body and one answer over this are refused", parseNumber)
+    .option(
+      "--max-recorded-mib <mib>",
+      "a rollout's model calls are refused once its recorded trajectory would pass this",
+      parseNumber,
+    );
 }
 
 /** What the task gets beyond its own files: skills, time limits, how its verifier runs. */
@@ -301,6 +309,8 @@ function policyOf(opts: RunOptions): EvaluationSettings["policy"] {
     idleTimeoutSec: opts.endpointIdleTimeout ?? null,
     endpointRetries: opts.endpointRetries ?? null,
     failFastCalls: opts.failFastCalls ?? null,
+    maxCallMib: opts.maxCallMib ?? null,
+    maxRecordedMib: opts.maxRecordedMib ?? null,
   };
 }
 

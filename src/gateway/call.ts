@@ -2,9 +2,10 @@
 // add capture fields, exchange with the policy, answer the agent, and append the trajectory line.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { opt } from "../options.js";
 import type { TokenCaptureBlock, TrajectoryLine } from "../schemas/trajectory.js";
 import { applyCapture, type CapturePlan, TokenCaptureCollector } from "./capture.js";
-import { errorBody, GatewayError } from "./errors.js";
+import { BoundError, errorBody, GatewayError } from "./errors.js";
 import { type ExchangeInput, type ExchangeTrace, JSON_HEADERS, newTrace } from "./exchange.js";
 import { droppedFields, forwardedChat } from "./forwarded.js";
 import type { Dialect } from "./inbound.js";
@@ -14,13 +15,14 @@ import { redactFixedHeaders, redactHeaders } from "./redact.js";
 import type { CallOutcome, GatewayRollout } from "./rollouts.js";
 import { streamExchange } from "./stream-exchange.js";
 import { ASKED_NOTHING, agentAsked } from "./strip.js";
-import type { EndpointPolicy, GatewayOptions, JsonObject, Wire } from "./types.js";
+import type { EndpointPolicy, GatewayBounds, GatewayOptions, JsonObject, Wire } from "./types.js";
 import { isObject } from "./types.js";
 import type { UpstreamClient } from "./upstream.js";
 
 export interface GatewayCore {
   options: GatewayOptions;
   endpoint: EndpointPolicy;
+  bounds: GatewayBounds;
   upstream: UpstreamClient;
   plan: CapturePlan;
 }
@@ -88,6 +90,7 @@ export async function handleCall(
     dropped: [],
   };
   try {
+    refuseOverBounds(core.bounds, rollout, raw);
     const parsed = parseRequest(raw);
     call.request = parsed.request;
     call.text = parsed.text;
@@ -184,7 +187,10 @@ function recordCall(
       method: req.method ?? "POST",
       path: req.url ?? "",
       headers: redactHeaders(req.headers),
-      body: requestText ? line.hold(requestText) : (request ?? (raw ? raw.toString("utf8") : null)),
+      // A refused body is not recorded: the bound is what keeps the jobs folder small.
+      body: requestText
+        ? line.hold(requestText)
+        : (request ?? (raw && !(error instanceof BoundError) ? raw.toString("utf8") : null)),
     },
     response: {
       timestamp: new Date().toISOString(),
@@ -244,6 +250,7 @@ function lineMetadata(
   if (error) metadata.error = error.message;
   if (call.step !== null) metadata.step = call.step;
   if (call.dropped.length > 0) metadata.dropped_fields = call.dropped;
+  if (error instanceof BoundError) metadata.refused = error.bound;
   return metadata;
 }
 
@@ -260,6 +267,7 @@ function outcomeOf(call: CallState, version: string | null): CallOutcome {
     policyVersion: version,
     error: error ? error.message : null,
     droppedFields: call.dropped,
+    refused: error instanceof BoundError ? error.bound : null,
   };
 }
 
@@ -284,9 +292,30 @@ function retryDelay(
   return backoff;
 }
 
-function parseRequest(raw: Buffer | null): { request: JsonObject; text: string } {
+/**
+ * A request over the per-call cap, or one the rollout's trajectory file has no room left for, is
+ * refused before it reaches the policy server: the policy drove its agent to send it.
+ */
+function refuseOverBounds(bounds: GatewayBounds, rollout: GatewayRollout, raw: Buffer | null): void {
+  const mib = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 100) / 100} MiB`;
   if (raw === null)
-    throw new GatewayError(413, "request body is over the gateway's 64 MiB limit", null, "policy");
+    throw new BoundError(
+      "request",
+      413,
+      `request body is over the gateway's per-call cap of ${mib(bounds.callBytes)} (${opt("policy.maxCallMib")})`,
+      "policy",
+    );
+  if (rollout.usage.recordedBytes + raw.length > bounds.recordedBytes)
+    throw new BoundError(
+      "recorded",
+      413,
+      `this rollout's recorded model calls reached the gateway's cap of ${mib(bounds.recordedBytes)} per rollout (${opt("policy.maxRecordedMib")}); the call was not sent`,
+      "policy",
+    );
+}
+
+function parseRequest(raw: Buffer | null): { request: JsonObject; text: string } {
+  if (raw === null) throw new GatewayError(413, "request body is over the gateway's cap", null, "policy");
   const text = raw.toString("utf8");
   let body: unknown;
   try {

@@ -18,6 +18,21 @@ export class GatewayError extends Error {
   }
 }
 
+/** Which of a rollout's bounds (GatewayBounds) a refused call went over. */
+export type Bound = "request" | "answer" | "recorded";
+
+/** A call refused for going over a bound: the agent gets the message, the rollout counts it. */
+export class BoundError extends GatewayError {
+  constructor(
+    readonly bound: Bound,
+    status: number,
+    message: string,
+    fault: CallFault,
+  ) {
+    super(status, message, null, fault);
+  }
+}
+
 /** Whose fault an HTTP status from the policy server is. */
 export function faultOfStatus(status: number): CallFault {
   if (status === 401 || status === 403 || status === 404) return "config";

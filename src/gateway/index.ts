@@ -1,8 +1,8 @@
 // The recording model gateway: one HTTP server per job in front of the policy server. Agents speak
 // OpenAI chat, OpenAI Responses or Anthropic Messages with their rollout's credential; every call goes
 // upstream as OpenAI chat and is appended to that rollout's llm_trajectory.jsonl.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { UserInputError } from "../errors.js";
 import { opt } from "../options.js";
 import { type GatewayCore, handleCall } from "./call.js";
@@ -15,9 +15,11 @@ import type { Dialect } from "./inbound.js";
 import { credentialOf } from "./redact.js";
 import { RolloutRegistry } from "./rollouts.js";
 import {
+  BOUNDS_DEFAULTS,
   ENDPOINT_DEFAULTS,
   type EndpointPolicy,
   type Gateway,
+  type GatewayBounds,
   type GatewayOptions,
   type ModelWitness,
   type RolloutUsage,
@@ -32,9 +34,19 @@ export type {
   ModelWitness,
   RolloutUsage,
 } from "./types.js";
-export { ENDPOINT_DEFAULTS } from "./types.js";
+export { BOUNDS_DEFAULTS, ENDPOINT_DEFAULTS } from "./types.js";
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * A connection that sends nothing, or sends its headers slowly, holds one of the host's file
+ * descriptors for nothing: short limits (Node's defaults are a minute and five). A request's whole
+ * body arrives over loopback or a relay, so two minutes is generous.
+ */
+const SERVER_TIMEOUTS = {
+  keepAliveTimeout: 65_000,
+  headersTimeout: 20_000,
+  requestTimeout: 120_000,
+  connectionsCheckingInterval: 5_000,
+};
 
 const ROUTES: Record<string, Dialect> = {
   "/v1/chat/completions": chatDialect,
@@ -48,24 +60,28 @@ const ROUTES: Record<string, Dialect> = {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const endpoint = endpointPolicyOf(options);
   checkOptions(options, endpoint);
+  const bounds = boundsOf(options);
   const core: GatewayCore = {
     options,
     endpoint,
     upstream: new UpstreamClient(options.upstream.baseUrl, options.upstream.apiKey, {
       firstByteSec: endpoint.firstByteTimeoutSec,
       idleSec: endpoint.idleTimeoutSec,
+      answerBytes: bounds.callBytes,
     }),
+    bounds,
     plan: planCapture(options),
   };
   const rollouts = new RolloutRegistry(options, endpoint.failFastCalls);
 
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const server = createServer(SERVER_TIMEOUTS, (req, res) => {
     route(core, rollouts, req, res).catch((err: Error) => {
       if (res.writableEnded) return;
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify(errorBody("openai-chat", 500, `gateway error: ${err.message}`)));
     });
   });
+  closeSilentConnections(server);
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -115,6 +131,24 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
+/** How long a new connection may wait before its first request: Node's own limits start with the request. */
+const FIRST_REQUEST_MS = 20_000;
+
+/** A connection that opens and never sends a request is closed (an idle flood holds descriptors). */
+function closeSilentConnections(server: Server): void {
+  const waiting = new WeakMap<Socket, NodeJS.Timeout>();
+  server.on("connection", (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), FIRST_REQUEST_MS);
+    timer.unref();
+    waiting.set(socket, timer);
+    socket.once("close", () => clearTimeout(timer));
+  });
+  server.on("request", (req: IncomingMessage) => {
+    const timer = waiting.get(req.socket);
+    if (timer) clearTimeout(timer);
+  });
+}
+
 async function route(
   core: GatewayCore,
   rollouts: RolloutRegistry,
@@ -147,7 +181,7 @@ async function route(
   if (isModels) return reply(res, 200, modelList(core.options, "anthropic-version" in req.headers));
   rollout.begin();
   try {
-    const raw = await readBody(req);
+    const raw = await readBody(req, core.bounds.callBytes);
     await handleCall(core, dialect as Dialect, rollout, { req, res, raw, startedAt });
   } catch (err) {
     rollout.abandon();
@@ -160,18 +194,27 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-/** The request body, or null when it is over the limit (the call then fails with 413). */
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
+/** The request body, or null when it is over the cap (the call then fails with 413); what is over is read and dropped. */
+function readBody(req: IncomingMessage, cap: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
     req.on("data", (part: Buffer) => {
       size += part.length;
-      if (size <= MAX_BODY_BYTES) parts.push(part);
+      if (size <= cap) parts.push(part);
+      else parts.length = 0;
     });
-    req.on("end", () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(parts)));
+    req.on("end", () => resolve(size > cap ? null : Buffer.concat(parts)));
     req.on("error", reject);
   });
+}
+
+/** The bounds in force: what the options set over the defaults. */
+export function boundsOf(options: GatewayOptions): GatewayBounds {
+  const set = Object.fromEntries(
+    Object.entries(options.bounds ?? {}).filter(([, v]) => v !== undefined && v !== null),
+  ) as Partial<GatewayBounds>;
+  return { ...BOUNDS_DEFAULTS, ...set };
 }
 
 function modelList(options: GatewayOptions, anthropic: boolean): unknown {
@@ -211,6 +254,21 @@ function checkOptions(options: GatewayOptions, endpoint: EndpointPolicy): void {
   if (!options.upstream.model)
     throw new UserInputError(`gateway: upstream.model is empty; give ${opt("model", "provider/model")}`);
   checkEndpointPolicy(endpoint);
+  checkBounds(boundsOf(options));
+}
+
+/** Caps that would refuse every call are refused before anything runs. */
+export function checkBounds(bounds: GatewayBounds): void {
+  const names: Record<keyof GatewayBounds, string> = {
+    callBytes: "policy.maxCallMib",
+    recordedBytes: "policy.maxRecordedMib",
+  };
+  for (const key of Object.keys(names) as (keyof GatewayBounds)[]) {
+    if (!(bounds[key] >= 1024) || !Number.isFinite(bounds[key]))
+      throw new UserInputError(
+        `${opt(names[key])} must be a positive number of MiB (at least 1 KiB), not ${bounds[key] / (1024 * 1024)}`,
+      );
+  }
 }
 
 /** Limits that cannot work are refused before anything runs. */

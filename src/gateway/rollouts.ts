@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
 import { opt, phrase } from "../options.js";
+import type { Bound } from "./errors.js";
 import type { CallFault, GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
 
 export interface CallOutcome {
@@ -21,6 +22,8 @@ export interface CallOutcome {
   error: string | null;
   /** The request fields not forwarded upstream. */
   droppedFields: string[];
+  /** The bound the call was refused for going over, or null. */
+  refused: Bound | null;
 }
 
 export class GatewayRollout {
@@ -33,6 +36,8 @@ export class GatewayRollout {
     policyVersions: [],
     lastError: null,
     droppedFields: {},
+    refusedCalls: {},
+    recordedBytes: 0,
   };
   /** What the witness adds to the usage counts (calls and failed calls are the usage's). */
   readonly verdicts: Omit<ModelWitness, "calls" | "failedCalls"> = {
@@ -83,6 +88,7 @@ export class GatewayRollout {
     if (this.secret && text.includes(this.secret)) text = text.split(this.secret).join("[redacted]");
     if (this.queued === "") setImmediate(this.flush);
     this.queued += text;
+    this.usage.recordedBytes += Buffer.byteLength(text);
     this.count(outcome);
     this.judge(outcome);
     this.inflight--;
@@ -128,6 +134,7 @@ export class GatewayRollout {
     if (o.policyVersion && !u.policyVersions.includes(o.policyVersion))
       u.policyVersions.push(o.policyVersion);
     for (const name of o.droppedFields) u.droppedFields[name] = (u.droppedFields[name] ?? 0) + 1;
+    if (o.refused) u.refusedCalls[o.refused] = (u.refusedCalls[o.refused] ?? 0) + 1;
   }
 
   /**

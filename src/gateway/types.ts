@@ -34,7 +34,23 @@ export interface GatewayOptions {
   upstreamTimeoutSec?: number;
   /** How the gateway judges the endpoint (defaults in ENDPOINT_DEFAULTS). */
   endpoint?: Partial<EndpointPolicy>;
+  /** What one rollout may make the gateway hold and write (defaults in BOUNDS_DEFAULTS). */
+  bounds?: Partial<GatewayBounds>;
 }
+
+/**
+ * A rollout's share of the gateway: a policy can drive its agent to send anything, so what one call
+ * and one rollout may cost the host is bounded, and what goes over is refused and counted.
+ */
+export interface GatewayBounds {
+  /** Bytes of one request body, and of one answer from the policy server. */
+  callBytes: number;
+  /** Bytes of the rollout's trajectory file: a call that would go over is refused unsent. */
+  recordedBytes: number;
+}
+
+const MIB = 1024 * 1024;
+export const BOUNDS_DEFAULTS: GatewayBounds = { callBytes: 64 * MIB, recordedBytes: 1024 * MIB };
 
 export interface EndpointPolicy {
   /** Seconds from the request to the endpoint's first byte before the call fails (504). */
@@ -98,6 +114,10 @@ export interface RolloutUsage {
   lastError: string | null;
   /** The agent's request fields the gateway did not forward (forwarded.ts), with how many calls sent each. */
   droppedFields: Record<string, number>;
+  /** Calls refused for going over a bound (GatewayBounds), by which: request, answer, recorded. */
+  refusedCalls: Partial<Record<"request" | "answer" | "recorded", number>>;
+  /** Bytes written to the rollout's trajectory file. */
+  recordedBytes: number;
 }
 
 export interface Gateway {

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { opt } from "../options.js";
-import { GatewayError } from "./errors.js";
+import { BoundError, GatewayError } from "./errors.js";
 
 export type UpstreamHeaders = IncomingHttpHeaders;
 
@@ -22,6 +22,8 @@ export interface UpstreamLimits {
   firstByteSec: number;
   /** Seconds without a byte once the answer has started. */
   idleSec: number;
+  /** Bytes of one answer; more and the call is dropped (GatewayBounds.callBytes). */
+  answerBytes: number;
 }
 
 export class UpstreamClient {
@@ -69,6 +71,7 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   /** Whether the endpoint has sent its first byte (the idle limit applies from then on). */
   private started = false;
   private over = false;
+  private received = 0;
   /** Why the exchange gave up before undici knew (abort asked before the request reached a socket). */
   private pending: GatewayError | null = null;
 
@@ -117,6 +120,11 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.over) return;
     this.heard = performance.now();
+    this.received += chunk.length;
+    if (this.received > this.client.limits.answerBytes) {
+      this.abort(answerTooBig(this.client));
+      return;
+    }
     // A sink that throws (a malformed answer) ends the call with that error.
     try {
       this.sink.data(chunk);
@@ -191,4 +199,15 @@ export class UpstreamCall implements Dispatcher.DispatchHandler {
       `the endpoint ${base} never answered (${detail || "unknown error"}); check the host and port, or fix the base URL (${opt("policy.baseUrl")})`,
     );
   }
+}
+
+/** An answer over the per-call cap: the endpoint's (the run's max tokens bound what the policy writes). */
+function answerTooBig(client: UpstreamClient): BoundError {
+  const mib = client.limits.answerBytes / (1024 * 1024);
+  return new BoundError(
+    "answer",
+    502,
+    `policy server at ${client.baseUrl} sent an answer over the gateway's per-call cap of ${mib} MiB; raise it with ${opt("policy.maxCallMib")} if your answers are that large (top logprobs?)`,
+    "endpoint",
+  );
 }

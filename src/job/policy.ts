@@ -2,7 +2,13 @@
 // over upstream's BENCHFLOW_* variables (from --agent-env, then the environment). The real key
 // goes only to the gateway: never into a sandbox, config.json or any file under the jobs dir.
 import { UserInputError } from "../errors.js";
-import { checkEndpointPolicy, endpointPolicyOf, type GatewayOptions } from "../gateway/index.js";
+import {
+  boundsOf,
+  checkBounds,
+  checkEndpointPolicy,
+  endpointPolicyOf,
+  type GatewayOptions,
+} from "../gateway/index.js";
 import { opt } from "../options.js";
 import type { PolicyRecord } from "../schemas/rollout-config.js";
 
@@ -30,6 +36,10 @@ export interface PolicySettings {
   endpointRetries?: number | null;
   /** Consecutive endpoint failures that end a rollout as provider_error at once (default 3). */
   failFastCalls?: number | null;
+  /** MiB of one request body and of one answer; more is refused (default 64). */
+  maxCallMib?: number | null;
+  /** MiB of one rollout's recorded calls (its llm_trajectory.jsonl); a call that would go over is refused (default 1024). */
+  maxRecordedMib?: number | null;
 }
 
 /** Every option of `policy`: one not listed here is refused with the nearest name. */
@@ -49,6 +59,8 @@ export const POLICY_SETTINGS: Record<keyof PolicySettings, true> = {
   idleTimeoutSec: true,
   endpointRetries: true,
   failFastCalls: true,
+  maxCallMib: true,
+  maxRecordedMib: true,
 };
 
 export interface ResolvedPolicy {
@@ -76,6 +88,12 @@ function reasoningEffortOf(raw: string | null | undefined): string | undefined {
       `${opt("policy.reasoningEffort")} ${JSON.stringify(raw)} is not a reasoning effort: use one of ${REASONING_EFFORTS.join(", ")}`,
     );
   return raw;
+}
+
+const MIB = 1024 * 1024;
+
+function mibToBytes(mib: number | undefined): number | undefined {
+  return mib === undefined ? undefined : Math.round(mib * MIB);
 }
 
 function truthy(raw: string | undefined): boolean {
@@ -131,20 +149,12 @@ export function resolvePolicy(
     policyVersion: s.policyVersion ?? null,
     price: s.price ?? null,
     upstreamTimeoutSec: s.upstreamTimeoutSec,
-    endpoint: {
-      firstByteTimeoutSec:
-        s.firstByteTimeoutSec ??
-        numberFrom("BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT", env.BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT),
-      idleTimeoutSec:
-        s.idleTimeoutSec ??
-        numberFrom("BENCHFLOW_ENDPOINT_IDLE_TIMEOUT", env.BENCHFLOW_ENDPOINT_IDLE_TIMEOUT),
-      retries: s.endpointRetries ?? numberFrom("BENCHFLOW_ENDPOINT_RETRIES", env.BENCHFLOW_ENDPOINT_RETRIES),
-      failFastCalls:
-        s.failFastCalls ?? numberFrom("BENCHFLOW_FAIL_FAST_CALLS", env.BENCHFLOW_FAIL_FAST_CALLS),
-    },
+    ...limitsOf(s, env),
   };
   const endpoint = endpointPolicyOf(gateway);
   checkEndpointPolicy(endpoint);
+  const bounds = boundsOf(gateway);
+  checkBounds(bounds);
   const record = {
     provider,
     provider_model: bare,
@@ -169,6 +179,36 @@ export function resolvePolicy(
       retries_429_503: endpoint.retries,
       fail_fast_calls: endpoint.failFastCalls,
     },
+    bounds: {
+      max_call_mib: bounds.callBytes / MIB,
+      max_recorded_mib: bounds.recordedBytes / MIB,
+    },
   };
   return { gateway, record };
+}
+
+/** The endpoint limits and the bounds of a rollout's calls: flags over upstream's variables. */
+function limitsOf(
+  s: PolicySettings,
+  env: Record<string, string | undefined>,
+): Pick<GatewayOptions, "endpoint" | "bounds"> {
+  return {
+    endpoint: {
+      firstByteTimeoutSec:
+        s.firstByteTimeoutSec ??
+        numberFrom("BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT", env.BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT),
+      idleTimeoutSec:
+        s.idleTimeoutSec ??
+        numberFrom("BENCHFLOW_ENDPOINT_IDLE_TIMEOUT", env.BENCHFLOW_ENDPOINT_IDLE_TIMEOUT),
+      retries: s.endpointRetries ?? numberFrom("BENCHFLOW_ENDPOINT_RETRIES", env.BENCHFLOW_ENDPOINT_RETRIES),
+      failFastCalls:
+        s.failFastCalls ?? numberFrom("BENCHFLOW_FAIL_FAST_CALLS", env.BENCHFLOW_FAIL_FAST_CALLS),
+    },
+    bounds: {
+      callBytes: mibToBytes(s.maxCallMib ?? numberFrom("BENCHFLOW_MAX_CALL_MIB", env.BENCHFLOW_MAX_CALL_MIB)),
+      recordedBytes: mibToBytes(
+        s.maxRecordedMib ?? numberFrom("BENCHFLOW_MAX_RECORDED_MIB", env.BENCHFLOW_MAX_RECORDED_MIB),
+      ),
+    },
+  };
 }

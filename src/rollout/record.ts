@@ -224,7 +224,11 @@ function usageFields(result: RolloutResult, u: RolloutUsage): Partial<WrittenRol
     n_failed_model_calls: u.failedCalls,
     policy_version: versions.length === 1 ? (versions[0] ?? null) : null,
     policy_versions: versions,
-    gateway_integrity: { dropped_fields: { ...u.droppedFields } },
+    gateway_integrity: {
+      dropped_fields: { ...u.droppedFields },
+      refused_calls: { ...u.refusedCalls },
+      recorded_bytes: u.recordedBytes,
+    },
   };
 }
 

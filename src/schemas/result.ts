@@ -225,6 +225,13 @@ export const GatewayIntegrity = z.strictObject({
     .describe(
       "request fields the agent sent that were not forwarded to the policy server (n, logit_bias, guided decoding, ...), with how many calls sent each",
     ),
+  refused_calls: z
+    .partialRecord(z.enum(["request", "answer", "recorded"]), z.number().int())
+    .optional()
+    .describe(
+      "calls refused for going over a bound, by which: request (over the per-call cap), answer (the policy server's answer over it), recorded (the rollout's trajectory at its cap)",
+    ),
+  recorded_bytes: z.number().int().optional().describe("bytes of the rollout's llm_trajectory.jsonl"),
 });
 
 /** `replaced.json`: beside an attempt that a retry or a resume replaced. Such an attempt is in no group. */

@@ -39,6 +39,13 @@ export const PolicyRecord = z.strictObject({
     retries_429_503: z.number(),
     fail_fast_calls: z.number(),
   }),
+  bounds: z
+    .strictObject({
+      max_call_mib: z.number().describe("--max-call-mib: one request body, and one answer"),
+      max_recorded_mib: z.number().describe("--max-recorded-mib: one rollout's recorded calls"),
+    })
+    .optional()
+    .describe("what one rollout may make the gateway hold and write; calls over it are refused"),
 });
 
 /**

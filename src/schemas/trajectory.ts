@@ -94,6 +94,12 @@ export const TrajectoryLine = z
         .describe(
           "the agent's request fields the gateway did not forward to the policy server (server-side knobs no agent sends: n, logit_bias, ...)",
         ),
+      refused: z
+        .enum(["request", "answer", "recorded"])
+        .optional()
+        .describe(
+          "the call was refused for going over a bound: its request over the per-call cap, the answer over it, or the rollout's recorded bytes at their cap (the body is then not recorded)",
+        ),
     }),
   })
   .meta({ title: "benchflow llm_trajectory.jsonl line" });

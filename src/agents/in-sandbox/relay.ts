@@ -3,9 +3,9 @@
 // the sandbox) forwards to the gateway, and a small forwarder started next to the agent listens on
 // the sandbox's 127.0.0.1:<port> and forwards to that socket. Nothing else becomes reachable.
 import { promises as fs } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { forwarderCap, gatewayRelayServer } from "../../sandbox/gateway-relay.js";
 
 /** Where the relay folder and the Node binary appear inside the sandbox. */
 export const RELAY_MOUNT = "/opt/benchflow/relay";
@@ -15,6 +15,8 @@ export const RELAY_SOCKET = `${RELAY_MOUNT}/gateway.sock`;
 export interface SocketRelay {
   /** Host folder holding gateway.sock. */
   dir: string;
+  /** Connections refused for being over the rollout's cap (gateway-relay.ts). */
+  refused(): number;
   close(): Promise<void>;
 }
 
@@ -22,23 +24,8 @@ export async function startSocketRelay(port: number, host = "127.0.0.1"): Promis
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bf-relay-"));
   await fs.chmod(dir, 0o755);
   const socketPath = path.join(dir, "gateway.sock");
-  const open = new Set<net.Socket>();
-  const server = net.createServer((c) => {
-    const u = net.connect(port, host);
-    const end = () => {
-      c.destroy();
-      u.destroy();
-    };
-    for (const s of [c, u]) {
-      open.add(s);
-      s.on("error", end);
-      s.on("close", () => {
-        open.delete(s);
-        end();
-      });
-    }
-    c.pipe(u).pipe(c);
-  });
+  const relay = gatewayRelayServer({ port, host });
+  const { server } = relay;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(socketPath, () => resolve());
@@ -47,9 +34,9 @@ export async function startSocketRelay(port: number, host = "127.0.0.1"): Promis
   await fs.chmod(socketPath, 0o777);
   return {
     dir,
+    refused: relay.refused,
     async close() {
-      for (const s of open) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
+      await relay.close();
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
@@ -58,7 +45,9 @@ export async function startSocketRelay(port: number, host = "127.0.0.1"): Promis
 /** The in-sandbox forwarder: node -e FORWARDER <socket> <port> <ready-file>. */
 export const FORWARDER = `const net = require("net"), fs = require("fs");
 const [sock, port, ready] = process.argv.slice(1);
+${forwarderCap()}
 net.createServer((c) => {
+  if (!admit(c)) return;
   const u = net.connect(sock);
   const end = () => { c.destroy(); u.destroy(); };
   for (const s of [c, u]) { s.on("error", end); s.on("close", end); }

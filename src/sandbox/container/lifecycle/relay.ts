@@ -5,9 +5,9 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, promises as fs } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { forwarderCap, type GatewayRelayServer, gatewayRelayServer } from "../../gateway-relay.js";
 
 export interface HostService {
   /** The server's port on the host's loopback. */
@@ -23,7 +23,9 @@ export interface Relay {
 
 const FORWARDER = `const net = require("net");
 const [sock, port] = process.argv.slice(1);
+${forwarderCap()}
 net.createServer((c) => {
+  if (!admit(c)) return;
   const u = net.connect(sock);
   const end = () => { c.destroy(); u.destroy(); };
   c.pipe(u).pipe(c);
@@ -43,22 +45,11 @@ export function relayUnavailableReason(pid: number, engineIsLocal: boolean): str
   return null;
 }
 
-function hostSide(service: HostService, socketPath: string): Promise<net.Server> {
-  const server = net.createServer((c) => {
-    const u = net.connect(service.port, service.host ?? "127.0.0.1");
-    const end = () => {
-      c.destroy();
-      u.destroy();
-    };
-    c.pipe(u).pipe(c);
-    for (const s of [c, u]) {
-      s.on("error", end);
-      s.on("close", end);
-    }
-  });
+function hostSide(service: HostService, socketPath: string): Promise<GatewayRelayServer> {
+  const relay = gatewayRelayServer(service);
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve(server));
+    relay.server.once("error", reject);
+    relay.server.listen(socketPath, () => resolve(relay));
   });
 }
 
@@ -76,7 +67,7 @@ export async function startRelay(pid: number, service: HostService): Promise<Rel
   const close = async () => {
     child.stdin?.end();
     child.kill("SIGKILL");
-    await new Promise<void>((r) => server.close(() => r()));
+    await server.close();
     await fs.rm(socketPath, { force: true });
   };
   try {
