@@ -1,6 +1,7 @@
 // One model call of one rollout, end to end: parse, translate to chat, enforce the model and sampling,
 // add capture fields, exchange with the policy, answer the agent, and append the trajectory line.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { opt } from "../options.js";
 import type { TokenCaptureBlock, TrajectoryLine } from "../schemas/trajectory.js";
@@ -10,6 +11,7 @@ import { type ExchangeInput, type ExchangeTrace, JSON_HEADERS, newTrace } from "
 import { droppedFields, forwardedChat } from "./forwarded.js";
 import type { Dialect } from "./inbound.js";
 import { LineBuilder, oneLine } from "./line.js";
+import type { CallOrigin } from "./origin.js";
 import { plainExchange } from "./plain-exchange.js";
 import { redactFixedHeaders, redactHeaders } from "./redact.js";
 import type { CallOutcome, GatewayRollout } from "./rollouts.js";
@@ -23,6 +25,9 @@ export interface GatewayCore {
   options: GatewayOptions;
   endpoint: EndpointPolicy;
   bounds: GatewayBounds;
+  /** The key origin lines are signed with, and the origin of a connection (origin.ts). */
+  originKey: string;
+  originOf: (socket: Socket) => CallOrigin;
   upstream: UpstreamClient;
   plan: CapturePlan;
 }
@@ -181,6 +186,8 @@ function recordCall(
   // Dialects never change the parsed request, so its text stands for it (when it fits on one line).
   const requestText = request && text !== null ? oneLine(text) : null;
   const metadata = lineMetadata(core, dialect, call, version, line);
+  const origin = core.originOf(req.socket);
+  metadata.origin = origin;
   const value: TrajectoryLine = {
     request: {
       timestamp: call.requestTimestamp,
@@ -201,7 +208,7 @@ function recordCall(
     duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
     metadata,
   };
-  rollout.finish(line.build(value), outcomeOf(call, version));
+  rollout.finish(line.build(value), { ...outcomeOf(call, version), origin: origin.kind });
 }
 
 /** The line's metadata: what was asked, what went upstream, how it went. */
@@ -268,6 +275,7 @@ function outcomeOf(call: CallState, version: string | null): CallOutcome {
     error: error ? error.message : null,
     droppedFields: call.dropped,
     refused: error instanceof BoundError ? error.bound : null,
+    origin: "unattributed",
   };
 }
 

@@ -12,6 +12,7 @@ import { anthropicDialect } from "./inbound/anthropic.js";
 import { chatDialect } from "./inbound/chat.js";
 import { responsesDialect } from "./inbound/responses.js";
 import type { Dialect } from "./inbound.js";
+import { acceptWithOrigins, newOriginKey, UNATTRIBUTED } from "./origin.js";
 import { credentialOf } from "./redact.js";
 import { RolloutRegistry } from "./rollouts.js";
 import {
@@ -71,6 +72,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }),
     bounds,
     plan: planCapture(options),
+    originKey: newOriginKey(),
+    originOf: () => UNATTRIBUTED,
   };
   const rollouts = new RolloutRegistry(options, endpoint.failFastCalls);
 
@@ -82,6 +85,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
   closeSilentConnections(server);
+  const door = acceptWithOrigins(server, core.originKey);
+  core.originOf = door.originOf;
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -92,6 +97,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     url: `http://${shown}:${port}`,
+    originKey: core.originKey,
     addRollout(rolloutName, opts) {
       const rollout = rollouts.add(rolloutName, opts.trajectoryFile, opts.repeat);
       return { apiKey: rollout.apiKey, ended: rollout.ended.signal };
@@ -124,6 +130,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        door.closePending();
       });
       await Promise.all(rollouts.all().map((r) => r.close()));
       await core.upstream.close();

@@ -6,6 +6,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
 import { opt, phrase } from "../options.js";
 import type { Bound } from "./errors.js";
+import type { OriginKind } from "./origin.js";
 import type { CallFault, GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
 
 export interface CallOutcome {
@@ -24,6 +25,8 @@ export interface CallOutcome {
   droppedFields: string[];
   /** The bound the call was refused for going over, or null. */
   refused: Bound | null;
+  /** Who in the sandbox made the call (origin.ts). */
+  origin: OriginKind;
 }
 
 export class GatewayRollout {
@@ -38,6 +41,7 @@ export class GatewayRollout {
     droppedFields: {},
     refusedCalls: {},
     recordedBytes: 0,
+    callsByOrigin: {},
   };
   /** What the witness adds to the usage counts (calls and failed calls are the usage's). */
   readonly verdicts: Omit<ModelWitness, "calls" | "failedCalls"> = {
@@ -135,6 +139,7 @@ export class GatewayRollout {
       u.policyVersions.push(o.policyVersion);
     for (const name of o.droppedFields) u.droppedFields[name] = (u.droppedFields[name] ?? 0) + 1;
     if (o.refused) u.refusedCalls[o.refused] = (u.refusedCalls[o.refused] ?? 0) + 1;
+    u.callsByOrigin[o.origin] = (u.callsByOrigin[o.origin] ?? 0) + 1;
   }
 
   /**

@@ -118,11 +118,15 @@ export interface RolloutUsage {
   refusedCalls: Partial<Record<"request" | "answer" | "recorded", number>>;
   /** Bytes written to the rollout's trajectory file. */
   recordedBytes: number;
+  /** Calls by who made them (origin.ts): agent, other (a command its tools ran), unattributed. */
+  callsByOrigin: Partial<Record<"agent" | "other" | "unattributed", number>>;
 }
 
 export interface Gateway {
   /** http://host:port (agents add /v1 etc.). */
   readonly url: string;
+  /** Signs a trusted relay's origin lines (origin.ts): given to relays that attribute, never to a sandbox. */
+  readonly originKey: string;
   /**
    * Registers a rollout and returns a fresh random credential for it, and a signal the gateway aborts
    * when it ends the rollout (the endpoint failed K times in a row, or refused the configuration).

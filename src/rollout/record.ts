@@ -228,6 +228,7 @@ function usageFields(result: RolloutResult, u: RolloutUsage): Partial<WrittenRol
       dropped_fields: { ...u.droppedFields },
       refused_calls: { ...u.refusedCalls },
       recorded_bytes: u.recordedBytes,
+      calls_by_origin: { ...u.callsByOrigin },
     },
   };
 }

@@ -232,6 +232,12 @@ export const GatewayIntegrity = z.strictObject({
       "calls refused for going over a bound, by which: request (over the per-call cap), answer (the policy server's answer over it), recorded (the rollout's trajectory at its cap)",
     ),
   recorded_bytes: z.number().int().optional().describe("bytes of the rollout's llm_trajectory.jsonl"),
+  calls_by_origin: z
+    .partialRecord(z.enum(["agent", "other", "unattributed"]), z.number().int())
+    .optional()
+    .describe(
+      "the rollout's calls by who made them: agent, other (a process that is not the agent: left out of rows), unattributed (no trusted relay)",
+    ),
 });
 
 /** `replaced.json`: beside an attempt that a retry or a resume replaced. Such an attempt is in no group. */

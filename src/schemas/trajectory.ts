@@ -94,6 +94,17 @@ export const TrajectoryLine = z
         .describe(
           "the agent's request fields the gateway did not forward to the policy server (server-side knobs no agent sends: n, logit_bias, ...)",
         ),
+      origin: z
+        .strictObject({
+          kind: z.enum(["agent", "other", "unattributed"]),
+          pid: z.number().int().optional(),
+          comm: z.string().optional(),
+          why: z.string().optional(),
+        })
+        .optional()
+        .describe(
+          "who in the sandbox opened the call's connection, as the trusted relay found it: agent (the agent's own process), other (a command its tools ran: never a training row unless asked), unattributed (no relay could tell)",
+        ),
       refused: z
         .enum(["request", "answer", "recorded"])
         .optional()
