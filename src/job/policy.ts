@@ -164,7 +164,8 @@ export function resolvePolicy(
       top_p: sampling.topP ?? null,
       max_tokens: sampling.maxTokens ?? null,
       seed: sampling.seed ?? null,
-      reasoning_effort: sampling.reasoningEffort ?? null,
+      // Only when set: config.json's sampling keeps its shape for runs that never set one.
+      ...(sampling.reasoningEffort !== undefined ? { reasoning_effort: sampling.reasoningEffort } : {}),
     },
     capture_tokens: {
       enabled: capture.enabled,
