@@ -49,7 +49,9 @@ export interface HostPreparationRequest {
   network: boolean;
   /** The gateway's port on the host's loopback, when the agent calls a model. */
   /** `host`: where the gateway listens when it is not this machine's loopback (a SLURM node's rollout). */
-  hostService?: { port: number; host?: string } | null;
+  hostService?: { port: number; host?: string; originKey?: string } | null;
+  /** The sandbox brings its own way to the gateway (SandboxBackend.relaysGateway); else the agent brings one. */
+  sandboxRelays?: boolean;
   signal: AbortSignal;
 }
 

@@ -32,6 +32,7 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   hfPrefix: "--hf-prefix",
   hfPublicReadCheck: "--hf-public-read-check",
   host: "--host",
+  includeNonAgentCalls: "--include-non-agent-calls",
   include: "--include",
   jobName: "--job-name",
   jobsDir: "--jobs-dir",

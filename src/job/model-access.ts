@@ -29,7 +29,7 @@ export async function openModelAccess(
       const { apiKey, ended } = gateway.addRollout(rolloutName, { trajectoryFile, repeat });
       return {
         modelAccess: { baseUrl: `${gateway.url}/v1`, apiKey, model },
-        hostService: { port: Number(new URL(gateway.url).port) },
+        hostService: { port: Number(new URL(gateway.url).port), originKey: gateway.originKey },
         policyEndpoint,
         modelWitness: () => gateway.witness(rolloutName),
         modelEnded: ended,

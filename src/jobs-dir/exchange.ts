@@ -104,3 +104,27 @@ export function wireOf(ex: Exchange): Wire {
 export function policyVersions(exchanges: readonly Exchange[] | undefined): string[] {
   return [...new Set((exchanges ?? []).map(policyVersionOf).filter((v): v is string => v !== null))].sort();
 }
+
+/**
+ * Who made the call (metadata.origin.kind, written by the gateway from the trusted relay's word):
+ * "agent", "other" (a command the agent's tools ran, or any other process in the sandbox) or
+ * "unattributed" (nobody could tell: no trusted relay, an older writer).
+ */
+export function originKindOf(ex: Exchange): "agent" | "other" | "unattributed" {
+  const o = ex.metadata.origin;
+  const kind = isRecord(o) ? o.kind : undefined;
+  return kind === "agent" || kind === "other" ? kind : "unattributed";
+}
+
+/**
+ * The calls that may become training data: not those another process than the agent made (a
+ * forged conversation, a fork of the real one posted by a shell command), unless asked for.
+ */
+export function trainingCalls(
+  exchanges: readonly Exchange[],
+  includeNonAgent = false,
+): { calls: Exchange[]; nonAgent: number } {
+  if (includeNonAgent) return { calls: [...exchanges], nonAgent: 0 };
+  const calls = exchanges.filter((ex) => originKindOf(ex) !== "other");
+  return { calls, nonAgent: exchanges.length - calls.length };
+}

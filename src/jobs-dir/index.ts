@@ -42,6 +42,7 @@ export {
   callPurposeOf,
   type Exchange,
   isSuccessful,
+  originKindOf,
   policyVersionOf,
   policyVersions,
   readExchanges,
@@ -50,6 +51,7 @@ export {
   statusOf,
   toExchange,
   tokenCaptureOf,
+  trainingCalls,
   type Wire,
   wireOf,
 } from "./exchange.js";

@@ -109,6 +109,8 @@ async function prepareHost(plan: RolloutPlan, state: RolloutState): Promise<void
         sandboxKind: plan.run.backend.kind,
         network: plan.task.config.sandbox.networkMode !== "no-network",
         hostService: plan.hooks?.hostService ?? null,
+        sandboxRelays:
+          plan.run.backend.kind === "container" || ((await plan.run.backend.relaysGateway?.()) ?? false),
         signal: plan.signal,
       })) ?? null;
   } catch (err) {

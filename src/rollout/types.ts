@@ -36,7 +36,7 @@ export interface RolloutHooks {
   /** Set when the agent calls a model: the gateway address and this rollout's own credential. */
   modelAccess?: ModelAccess | null;
   /** The gateway's port, for sandboxes that must reach it without any other network. */
-  hostService?: { port: number; host?: string } | null;
+  hostService?: { port: number; host?: string; originKey?: string } | null;
   /** The policy endpoint the gateway calls: the sandbox closes it to the agent (sandbox/host-block.ts). */
   policyEndpoint?: PolicyEndpoint | null;
   /** What the gateway saw of this rollout's model calls (decides provider_error and config_error). */

@@ -5,6 +5,7 @@
 // of the job needs to start. Over the cap a connection is answered 503 and closed; one that sends
 // nothing soon after it opened is closed.
 import net from "node:net";
+import { type CallOrigin, originLine } from "../gateway/origin.js";
 
 export interface RelayBounds {
   /** Connections one rollout may hold open to the gateway at once. */
@@ -47,10 +48,23 @@ export interface GatewayRelayServer {
   close(): Promise<void>;
 }
 
-/** A server for the relay's unix socket: each connection is piped to the gateway, within the bounds. */
+export interface TrustedSide {
+  /**
+   * The gateway's origin key, or null where the gateway has none (a SLURM node's): the origin line
+   * is then dropped and the calls are unattributed.
+   */
+  originKey: string | null;
+}
+
+/**
+ * A server for the relay's unix socket: each connection is piped to the gateway, within the bounds.
+ * With `trusted`, the socket is the trusted forwarder's alone (never reachable from the sandbox):
+ * each connection opens with its "ORIGIN <json>" line, which is signed here for the gateway.
+ */
 export function gatewayRelayServer(
   target: GatewayTarget,
   bounds: RelayBounds = RELAY_BOUNDS,
+  trusted?: TrustedSide,
 ): GatewayRelayServer {
   const open = new Set<net.Socket>();
   let refused = 0;
@@ -75,7 +89,8 @@ export function gatewayRelayServer(
       s.on("error", end);
       s.on("close", end);
     }
-    c.pipe(u).pipe(c);
+    if (trusted === undefined) c.pipe(u).pipe(c);
+    else signOrigin(c, u, trusted.originKey, end);
   });
   return {
     server,
@@ -98,4 +113,42 @@ function admit(c) {
   if (bfOpen >= ${bounds.maxConnections}) { c.on("error", () => c.destroy()); c.resume(); c.end(bfAnswer, () => c.destroy()); return false; }
   bfOpen++; c.once("close", () => bfOpen--); return true;
 }`;
+}
+
+const ORIGIN = "ORIGIN ";
+
+/** The forwarder's origin line, checked and signed; anything else closes the connection. */
+function parseForwarded(line: string): CallOrigin | null {
+  if (!line.startsWith(ORIGIN)) return null;
+  try {
+    const o = JSON.parse(line.slice(ORIGIN.length)) as CallOrigin;
+    if (o.kind !== "agent" && o.kind !== "other") return null;
+    const origin: CallOrigin = { kind: o.kind };
+    if (typeof o.pid === "number") origin.pid = o.pid;
+    if (typeof o.comm === "string") origin.comm = o.comm.slice(0, 64);
+    if (typeof o.why === "string") origin.why = o.why.slice(0, 200);
+    return origin;
+  } catch {
+    return null;
+  }
+}
+
+function signOrigin(c: net.Socket, u: net.Socket, key: string | null, end: () => void): void {
+  let head = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    head = Buffer.concat([head, chunk]);
+    const newline = head.indexOf(10);
+    if (newline < 0) {
+      if (head.length > 4096) end();
+      return;
+    }
+    c.off("data", onData);
+    c.pause();
+    const origin = parseForwarded(head.subarray(0, newline).toString("utf8"));
+    if (origin === null) return end();
+    if (key !== null) u.write(originLine(key, origin));
+    u.write(head.subarray(newline + 1));
+    c.pipe(u).pipe(c);
+  };
+  c.on("data", onData);
 }

@@ -97,8 +97,11 @@ export interface SandboxSpec {
   env?: Record<string, string>;
   /** The job folder: backends keep their logs there (image builds in builds/). */
   jobDir?: string;
-  /** One server on the host the sandbox may reach even without network (the model gateway). */
-  hostService?: { port: number; host?: string };
+  /**
+   * One server on the host the sandbox may reach even without network (the model gateway); with its
+   * origin key, the relay tells it which process in the sandbox made each call (relay.ts).
+   */
+  hostService?: { port: number; host?: string; originKey?: string };
   /** Host paths bound read-only into the sandbox, so nothing is copied per rollout. */
   readOnlyMounts?: ReadOnlyMount[];
   /** The policy endpoint, closed to the agent like the host's own addresses (it must use the gateway). */
@@ -119,6 +122,11 @@ export interface Sandbox {
   readonly networkEnforcement?: string;
   /** The host service's address as seen from inside (BENCHFLOW_GATEWAY_URL), when one was asked for. */
   readonly gatewayUrl?: string | null;
+  /**
+   * Whether the gateway learns which process in the sandbox made each call (the trusted relay): the
+   * agent's launcher then declares itself before the agent starts (trusted-forwarder.cjs).
+   */
+  readonly attributesCalls?: boolean;
   /** What is closed around the gateway: the host's addresses and the policy endpoint (host-block.ts). */
   readonly hostBlock?: HostBlockRecord;
   /** The image the sandbox runs (container backends). */
@@ -160,6 +168,11 @@ export interface SandboxBackend {
   create(spec: SandboxSpec): Promise<Sandbox>;
   /** Before a run: remove what runs that died left behind. Returns what was done, for the user. */
   reap?(): Promise<string[]>;
+  /**
+   * Whether its sandboxes bring their own way to the model gateway (a container's relay, the
+   * namespace sandbox's trusted relay as root); when false, an agent inside brings a forwarder.
+   */
+  relaysGateway?(): Promise<boolean>;
 }
 
 /** A sandbox that could not be made: the rollout ends with `sandbox_setup`. */

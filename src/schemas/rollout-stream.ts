@@ -98,6 +98,13 @@ export const StreamRecord = z
     replaces: z.string().nullable(),
     retried: z.boolean(),
     policy_versions: z.array(z.string()),
+    non_agent_calls: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "Calls another process in the sandbox made (a command the agent's tools ran): not in calls or sequences",
+      ),
   })
   .loose()
   .meta({

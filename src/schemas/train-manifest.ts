@@ -17,6 +17,7 @@ export const SKIP_REASONS = [
   "skipped_no_assistant",
   "skipped_missing_tool_defs",
   "skipped_helper_calls",
+  "skipped_non_agent_calls",
   "skipped_not_training_grade",
   "skipped_secret_in_tokens",
   "skipped_invalid",

@@ -60,17 +60,21 @@ export interface AgentRun {
 
 export async function runAgent(
   script: EndpointScript,
-  settings: Omit<EvaluationSettings, "policy" | "model"> & { captureTokens?: boolean },
+  settings: Omit<EvaluationSettings, "policy" | "model"> & {
+    captureTokens?: boolean;
+    /** More of the policy's settings (bounds, sampling). */
+    policy?: Omit<NonNullable<EvaluationSettings["policy"]>, "baseUrl" | "captureTokens">;
+  },
 ): Promise<AgentRun> {
   const endpoint = await startScriptedEndpoint({ script });
   try {
-    const { captureTokens, ...rest } = settings;
+    const { captureTokens, policy, ...rest } = settings;
     const result = await new Evaluation({
       model: "vllm/scripted",
       retryAttempts: 0,
       env: {},
       ...rest,
-      policy: { baseUrl: endpoint.baseUrl, captureTokens: captureTokens === true },
+      policy: { ...policy, baseUrl: endpoint.baseUrl, captureTokens: captureTokens === true },
     }).run();
     return { result, requests: endpoint.requests, found: await rollouts(settings.jobsDir as string) };
   } finally {

@@ -111,8 +111,9 @@ async function prepareBundle(
     { hostPath: bundle.dir, sandboxPath: mountAt, ...(fallback ? { agentFallback: fallback } : {}) },
   ];
   // A namespace sandbox never shares the host's loopback (with network it has a namespace of its
-  // own), so it needs our relay to reach the gateway; containers bring their own.
-  const relay = req.sandboxKind === "namespace" ? await startSocketRelayFor(req) : null;
+  // own), so it needs a relay to reach the gateway: its own trusted one as root (as containers
+  // bring theirs), else the in-sandbox forwarder started by the launch script.
+  const relay = req.sandboxKind === "namespace" && !req.sandboxRelays ? await startSocketRelayFor(req) : null;
   if (relay)
     mounts.push(
       { hostPath: relay.dir, sandboxPath: RELAY_MOUNT },
@@ -176,6 +177,8 @@ async function runCli(
     ...ctx.env,
     ...def.env(info, access.apiKey),
     [KEY_ENV]: access.apiKey,
+    // Where the agent's calls go, inside: no secret (the key is not enough; the relay says who calls).
+    BENCHFLOW_GATEWAY_URL: info.gatewayOrigin,
     BF_INSTRUCTION: ctx.instruction,
   };
   const result = await ctx.sandbox.exec(launchScript(plan), {
@@ -224,6 +227,7 @@ function launchPlanOf(
     gateway: { host: url.hostname, port: Number(url.port || 80) },
     // An override is used as given (tests point it at an address nothing answers).
     relay: state.relay && !opts.gatewayOverride ? { node: NODE_MOUNT, socket: RELAY_SOCKET } : null,
+    declareAgent: ctx.sandbox.attributesCalls === true && !opts.gatewayOverride,
     logDir: "/logs/agent",
     stdoutFile: `${def.name}.jsonl`,
     stderrFile: `${def.name}.stderr.txt`,

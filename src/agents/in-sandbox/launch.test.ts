@@ -45,6 +45,7 @@ function plan(over: Partial<LaunchPlan> & { binary: string }): LaunchPlan {
     skillsHome: ".agent/skills",
     gateway: { host: "127.0.0.1", port },
     relay: null,
+    declareAgent: false,
     logDir: path.join(root, "logs"),
     stdoutFile: "out.jsonl",
     stderrFile: "err.txt",

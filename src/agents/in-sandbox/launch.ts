@@ -29,6 +29,12 @@ export interface LaunchPlan {
   gateway: { host: string; port: number };
   /** Start the in-sandbox forwarder (run by `node`) from the gateway's port to the relay socket first. */
   relay: { node: string; socket: string } | null;
+  /**
+   * The sandbox's relay tells the gateway which process made each call: the launcher declares
+   * itself to it right before it becomes the CLI (exec keeps the pid), so the CLI is the agent and
+   * the commands its tools run are not (trusted-forwarder.cjs).
+   */
+  declareAgent: boolean;
   /** Where the output files go (/logs/agent in a sandbox). */
   logDir: string;
   stdoutFile: string;
@@ -94,6 +100,20 @@ export function launchScript(p: LaunchPlan): string {
   const argv = [p.binary, ...p.args]
     .map((a) => (a === INSTRUCTION ? '"$BF_INSTRUCTION"' : shellQuote(a)))
     .join(" ");
-  lines.push(`${argv} </dev/null >${log(p.stdoutFile)} 2>${log(p.stderrFile)}`, "exit $?");
+  const io = `</dev/null >${log(p.stdoutFile)} 2>${log(p.stderrFile)}`;
+  if (!p.declareAgent) lines.push(`exec ${argv} ${io}`);
+  else {
+    // In bash (for /dev/tcp), which declares and then execs the CLI: one pid throughout.
+    const declare = [
+      `exec 3<>/dev/tcp/${host}/${port} || { echo "benchflow: cannot reach the gateway relay to declare the agent" >&4; exit ${SETUP_FAILED}; }`,
+      `printf 'BENCHFLOW-AGENT\\n' >&3`,
+      "IFS= read -r -t 10 bf_reply <&3",
+      "exec 3>&-",
+      `[ "$bf_reply" = ok ] || { echo "benchflow: the gateway relay did not take the agent's declaration: \${bf_reply:-no answer}" >&4; exit ${SETUP_FAILED}; }`,
+      'exec "$@" 4>&-',
+    ].join("\n");
+    // fd 4: the launcher's own stderr, where its "benchflow:" lines go (the CLI's goes to its file).
+    lines.push(`exec bash -c ${shellQuote(declare)} bf-agent ${argv} 4>&2 ${io}`);
+  }
   return lines.join("\n");
 }

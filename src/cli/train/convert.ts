@@ -50,6 +50,10 @@ export function registerConvert(train: Command): void {
     )
     .option("--subagent-rows", "also write Claude Code subagents' calls as rows (agent_role subagent)")
     .option(
+      "--include-non-agent-calls",
+      "also write rows of calls another process in the sandbox made (a command the agent's tools ran)",
+    )
+    .option(
       "--context-policy <policy>",
       "trl-sft: full, or message-window (needs --tokenizer and --max-length)",
     )
@@ -91,6 +95,7 @@ async function convertRows(jobs: string, o: ConvertFlags): Promise<number> {
     canonicalSelection: o.canonicalSelection,
     rewardVector: Boolean(o.rewardVector),
     subagentRows: Boolean(o.subagentRows),
+    includeNonAgentCalls: Boolean(o.includeNonAgentCalls),
     keepGroups: false,
     upstreamRows: (o.upstreamRows as unknown) === true,
     contextPolicy: o.contextPolicy as ContextMode | undefined,

@@ -32,6 +32,10 @@ export function registerStream(train: Command): void {
     .option("--poll-interval <seconds>", "how often to look when file-system events are missed", "1")
     .option("--timeout <seconds>", "stop after this long (exit 3)")
     .option("--format <format>", "jsonl or text", "jsonl")
+    .option(
+      "--include-non-agent-calls",
+      "token sequences also from calls another process in the sandbox made (a command the agent's tools ran)",
+    )
     .action((input: string, o: StreamFlags) => trainAction("stream", () => streamCommand(input, o)));
   withHelp(stream, STREAM_HELP);
 }
@@ -57,6 +61,7 @@ async function streamCommand(input: string, o: StreamFlags): Promise<number> {
       groupSize: numberFlag("--group-size", o.groupSize as string | undefined, { integer: true, min: 1 }),
       groupBy: o.groupBy as string,
       groupAdvantage: o.groupAdvantage as Normalisation,
+      includeNonAgentCalls: Boolean(o.includeNonAgentCalls),
       pollIntervalMs: (numberFlag("--poll-interval", o.pollInterval as string, { min: 0.01 }) ?? 1) * 1000,
       timeoutMs: timeout === undefined ? undefined : timeout * 1000,
       signal: controller.signal,

@@ -54,7 +54,8 @@ export function specOf(plan: RolloutPlan): RolloutRunSpec {
     attempt: plan.attempt,
     replaces: plan.replaces,
     modelAccess: plan.hooks?.modelAccess ?? null,
-    hostService: plan.hooks?.hostService ?? null,
+    // The port only: the gateway's origin key never leaves the host (a node's calls are unattributed).
+    hostService: plan.hooks?.hostService ? { port: plan.hooks.hostService.port } : null,
     policyEndpoint: plan.hooks?.policyEndpoint ?? null,
     controlsDir: plan.controls?.dir ?? null,
   };

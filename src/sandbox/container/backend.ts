@@ -8,6 +8,7 @@ import { CategorizedError, messageOf } from "../../errors.js";
 import { composeFileOf } from "../../task/intent.js";
 import { type Task, workspaceOf } from "../../task/types.js";
 import { hostBlockWarning } from "../host-block.js";
+import type { HostService } from "../relay.js";
 import type { SandboxBackend, SandboxSpec } from "../types.js";
 import { serviceImage } from "./compose/images.js";
 import { ComposeError, type ComposeProject, loadCompose, MAIN_SERVICE } from "./compose/model.js";
@@ -19,7 +20,6 @@ import { LABEL, ownerLabels, reapOrphans, removeContainer } from "./lifecycle/cl
 import { type LimitPlan, planLimits } from "./lifecycle/limits.js";
 import { type CreateRequest, MainContainerRun } from "./lifecycle/main-container.js";
 import { type NetworkPlan, planNetwork, relayPrecheck } from "./lifecycle/network.js";
-import type { HostService } from "./lifecycle/relay.js";
 import { ContainerSandbox, type ContainerSandboxInit } from "./lifecycle/sandbox.js";
 import { setupCommand } from "./lifecycle/setup.js";
 

@@ -9,6 +9,7 @@
 // them into the SandboxBackend. The rest of the library imports from this file; only the doctor (and
 // tests, benchmarks) reach inside, to probe the parts one by one.
 
+export type { HostService } from "../relay.js";
 export { ContainerBackend, type ContainerBackendOptions, type ContainerSandboxSpec } from "./backend.js";
 export { connectEngine, DEFAULT_SOCKETS, detectEngine, type Engine } from "./engine/engine.js";
 export {
@@ -32,5 +33,4 @@ export {
   reapOrphans,
   removeContainersOfRun,
 } from "./lifecycle/cleanup.js";
-export type { HostService } from "./lifecycle/relay.js";
 export { ContainerSandbox } from "./lifecycle/sandbox.js";

@@ -4,6 +4,7 @@
 import { type SandboxBackend, SandboxSetupError, type SandboxSpec } from "../types.js";
 import { type CreateOptions, createNamespaceSandbox } from "./create.js";
 import { isWithin } from "./host.js";
+import { loopbackUnavailableReason } from "./netns.js";
 import { probeTool, type ToolChoice } from "./probe.js";
 import type { NamespaceSandbox } from "./sandbox.js";
 
@@ -31,6 +32,8 @@ export function createNamespaceBackend(options: NamespaceBackendOptions = {}): N
     async unavailableReason() {
       return (await probeTool(tool, options.scratchDir)).reason;
     },
+    // As root the sandbox holds its namespaces and the trusted relay listens in them (sandbox.ts).
+    relaysGateway: async () => (await loopbackUnavailableReason()) === null,
     async create(spec) {
       const probe = await probeTool(tool, options.scratchDir);
       if (probe.setup === null) throw new SandboxSetupError(`namespace sandbox unavailable: ${probe.reason}`);

@@ -7,6 +7,7 @@ import { type Task, workspaceOf } from "../../task/types.js";
 import { SandboxSetupError, type SandboxSpec } from "../types.js";
 import { AGENT_HOME, AGENT_UID, isWithin, systemEntriesOf } from "./host.js";
 import { releaseRecorded, SandboxResources } from "./limits.js";
+import { loopbackUnavailableReason } from "./netns.js";
 import { sandboxPathOf, systemRootOf, type TreeView } from "./paths.js";
 import type { ToolSetup } from "./probe.js";
 import { reapOrphanScratch } from "./reap.js";
@@ -97,9 +98,10 @@ export async function createNamespaceSandbox(
       warnings,
       resources,
       rootAgent: rootAgent.root,
+      relayed: await relayedHere(spec, setup),
     });
     // A network that cannot be made refuses the rollout now, not halfway through a phase.
-    if (spec.network || anyPhaseHasNetwork(task)) await sandbox.startNetwork();
+    await sandbox.prepareNetworks(anyPhaseHasNetwork(task));
     return sandbox;
   } catch (err) {
     await resources?.release().catch(() => undefined);
@@ -255,4 +257,10 @@ async function placeCopies(task: Task, view: TreeView, ownership: Ownership): Pr
       warnings.push(`${task.dockerfile?.path}:${line}: COPY to ${dest} skipped: ${err.message}`);
     }
   }
+}
+
+/** Whether the trusted gateway relay can carry this sandbox's calls (relay.ts): host root, a gateway, the tools. */
+async function relayedHere(spec: SandboxSpec, setup: ToolSetup): Promise<boolean> {
+  if (!spec.hostService || !setup.identity.hostRoot) return false;
+  return (await loopbackUnavailableReason()) === null;
 }

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { opt } from "../../options.js";
-import { applyHostBlock, planHostBlock, SLIRP_HOST } from "../host-block.js";
+import { applyHostBlock, hostBlockRecordOf, planHostBlock, SLIRP_HOST } from "../host-block.js";
 import { ensureHostGuard, SLIRP_UID } from "../host-guard.js";
 import { type HostBlockRecord, type PolicyEndpoint, SandboxSetupError } from "../types.js";
 import { findExecutable, SANDBOX_PATH } from "./host.js";
@@ -26,6 +26,8 @@ const SLIRP_AS_GUARDED = [
 export interface SandboxNetwork {
   /** Put in front of a tool's argv: the exec then runs inside the sandbox's network namespace. */
   readonly joinPrefix: string[];
+  /** The holder's host pid: its /proc/<pid>/ns/net is the namespace (the trusted relay enters it). */
+  readonly holderPid: number;
   /** The host's addresses and the policy endpoint, closed before the first exec (host-block.ts). */
   readonly hostBlock: HostBlockRecord;
   close(): Promise<void>;
@@ -42,6 +44,71 @@ export async function networkUnavailableReason(): Promise<string | null> {
   for (const tool of ["slirp4netns", "unshare", "nsenter"])
     if ((await findExecutable(tool)) === null) missing.push(tool);
   return missing.length === 0 ? null : `${missing.join(", ")} not found on ${SANDBOX_PATH}`;
+}
+
+/** What a held loopback-only namespace needs on the host (root only), or null when it is all there. */
+export async function loopbackUnavailableReason(): Promise<string | null> {
+  if (process.getuid?.() !== 0) return "a held network namespace for the gateway relay needs root";
+  const missing = [];
+  for (const tool of ["unshare", "nsenter", "ip"])
+    if ((await findExecutable(tool)) === null) missing.push(tool);
+  return missing.length === 0 ? null : `${missing.join(", ")} not found on ${SANDBOX_PATH}`;
+}
+
+/**
+ * No network, held: a namespace with only loopback, kept by a holder like the one with network, so
+ * that the trusted gateway relay can listen in it from the host (relay.ts) before the agent starts.
+ * Host root only: the relay enters the namespace as root.
+ */
+export async function startLoopbackNetwork(policyEndpoint?: PolicyEndpoint): Promise<SandboxNetwork> {
+  const [unshare, nsenter, ip, setpriv] = await Promise.all([
+    findExecutable("unshare"),
+    findExecutable("nsenter"),
+    findExecutable("ip"),
+    findExecutable("setpriv"),
+  ]);
+  if (unshare === null || nsenter === null || ip === null)
+    throw new SandboxSetupError(
+      `the namespace sandbox cannot hold a network namespace: ${await loopbackUnavailableReason()}`,
+    );
+  const argv = [
+    ...(setpriv ? [setpriv, "--pdeathsig", "SIGKILL"] : []),
+    unshare,
+    "--net",
+    "--",
+    "/bin/sh",
+    "-c",
+    `${ip} link set lo up && echo ready && exec sleep infinity`,
+  ];
+  const [file, ...args] = argv as [string, ...string[]];
+  const holder = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { PATH: SANDBOX_PATH } });
+  const close = async () => {
+    if (holder.exitCode !== null || holder.signalCode !== null) return;
+    holder.ref();
+    const gone = new Promise((r) => holder.once("exit", r));
+    holder.kill("SIGKILL");
+    await gone;
+  };
+  try {
+    await firstOutput(holder, "the loopback namespace holder");
+  } catch (err) {
+    await close();
+    throw new SandboxSetupError(
+      `the namespace sandbox could not hold a network namespace: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  holder.unref();
+  for (const stream of holder.stdio) (stream as { unref?: () => void } | null)?.unref?.();
+  const pid = holder.pid as number;
+  return {
+    joinPrefix: [nsenter, `--net=/proc/${pid}/ns/net`],
+    holderPid: pid,
+    hostBlock: hostBlockRecordOf(policyEndpoint, "no_network"),
+    close,
+  };
 }
 
 export async function startSandboxNetwork(
@@ -131,7 +198,7 @@ export async function startSandboxNetwork(
       child.unref();
       for (const stream of child.stdio) (stream as { unref?: () => void } | null)?.unref?.();
     }
-    return { joinPrefix, hostBlock, close };
+    return { joinPrefix, holderPid: pid, hostBlock, close };
   } catch (err) {
     await close();
     throw new SandboxSetupError(

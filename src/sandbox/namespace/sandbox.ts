@@ -1,9 +1,12 @@
 // One namespace sandbox: a scratch tree on the host that every exec mounts as "/", with the host's
 // system folders read-only on top. Nothing runs between execs, except, for a sandbox with network,
-// its network namespace's holder and slirp4netns (netns.ts), which stop() ends.
+// its network namespace's holder and slirp4netns (netns.ts), which stop() ends. Where the host is
+// root and a gateway is named, every exec joins a held namespace (loopback only without network) in
+// which the trusted gateway relay listens (relay.ts): the gateway then knows the agent's own calls.
 import path from "node:path";
 import { workspaceOf } from "../../task/types.js";
 import { hostBlockRecordOf, hostBlockWarning } from "../host-block.js";
+import { type Relay, startRelay } from "../relay.js";
 import type {
   DownloadOptions,
   ExecOptions,
@@ -15,7 +18,7 @@ import type {
 } from "../types.js";
 import { AGENT_HOME, AGENT_NAME, hostUserName, SANDBOX_PATH } from "./host.js";
 import type { SandboxResources } from "./limits.js";
-import { type SandboxNetwork, startSandboxNetwork } from "./netns.js";
+import { type SandboxNetwork, startLoopbackNetwork, startSandboxNetwork } from "./netns.js";
 import type { TreeView } from "./paths.js";
 import type { ExecPlan } from "./plan.js";
 import type { ToolSetup } from "./probe.js";
@@ -35,6 +38,8 @@ export interface SandboxParts {
   resources: SandboxResources;
   /** The task asked for a root agent ([agent] user = "root"). */
   rootAgent: boolean;
+  /** Execs join held namespaces with the trusted gateway relay in them (host root, a gateway named). */
+  relayed: boolean;
 }
 
 interface Running {
@@ -58,7 +63,12 @@ export class NamespaceSandbox implements Sandbox {
   /** The network of the execs that follow (the baseline, or a phase's override). */
   private network: boolean;
   private ownNetwork: Promise<SandboxNetwork> | null = null;
+  private loopback: Promise<SandboxNetwork> | null = null;
+  private readonly relays = new Map<SandboxNetwork, Promise<Relay>>();
   private blocked: HostBlockRecord | null = null;
+  /** The gateway as the agent reaches it, where the trusted relay carries it; else the agent brings a forwarder. */
+  readonly gatewayUrl: string | null;
+  readonly attributesCalls: boolean;
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.dir;
@@ -69,6 +79,38 @@ export class NamespaceSandbox implements Sandbox {
     this.limits = parts.resources.limits;
     this.tool = parts.setup.tool;
     this.network = parts.spec.network;
+    const service = parts.spec.hostService;
+    this.gatewayUrl = parts.relayed && service ? `http://127.0.0.1:${service.port}` : null;
+    this.attributesCalls = parts.relayed && service?.originKey !== undefined;
+  }
+
+  /** The held namespace an exec with (or without) network joins, its relay listening; null: none is held. */
+  private async heldNetwork(network: boolean): Promise<SandboxNetwork | null> {
+    if (!network && !this.parts.relayed) return null;
+    const net = await (network ? this.startNetwork() : this.startLoopback());
+    const service = this.parts.spec.hostService;
+    if (this.parts.relayed && service) {
+      if (!this.relays.has(net)) this.relays.set(net, startRelay(net.holderPid, service));
+      await this.relays.get(net);
+    }
+    return net;
+  }
+
+  /** Holds what the task's phases will use before the first exec, so what cannot be made refuses the rollout now. */
+  async prepareNetworks(anyPhaseHasNetwork: boolean): Promise<void> {
+    await this.heldNetwork(this.network);
+    if (anyPhaseHasNetwork) await this.heldNetwork(true);
+    if (this.parts.relayed) await this.heldNetwork(false);
+  }
+
+  private startLoopback(): Promise<SandboxNetwork> {
+    if (this.loopback === null) {
+      this.loopback = startLoopbackNetwork(this.parts.spec.policyEndpoint);
+      this.loopback.catch(() => {
+        this.loopback = null;
+      });
+    }
+    return this.loopback;
   }
 
   /** Network on is a namespace of the sandbox's own (netns.ts), started when first needed. */
@@ -120,8 +162,11 @@ export class NamespaceSandbox implements Sandbox {
       env: this.envFor(user, options.env),
       command: `${resources.commandPrefix}${command}`,
     };
+    const held = await this.heldNetwork(plan.network);
+    // In a held namespace the tool must not make one of its own: network here means "joined".
+    plan.network = held !== null;
     const invocation = this.parts.setup.invocationFor(plan);
-    if (plan.network) invocation.argv = [...(await this.startNetwork()).joinPrefix, ...invocation.argv];
+    if (held) invocation.argv = [...held.joinPrefix, ...invocation.argv];
     invocation.argv = resources.wrap(invocation.argv);
     let entry: Running | undefined;
     const result = runContained(invocation, {
@@ -190,7 +235,9 @@ export class NamespaceSandbox implements Sandbox {
       const runs = [...this.running];
       for (const run of runs) run.kill();
       await Promise.all(runs.map((r) => r.done));
-      await this.ownNetwork?.then((n) => n.close()).catch(() => undefined);
+      for (const relay of this.relays.values()) await relay.then((r) => r.close()).catch(() => undefined);
+      for (const net of [this.ownNetwork, this.loopback])
+        await net?.then((n) => n.close()).catch(() => undefined);
       // Cgroups and the disk first: the tree lives on that disk.
       await this.parts.resources.release();
       await removeTree(this.parts.dir);

@@ -58,6 +58,7 @@ const OPTIONS: Record<keyof ConvertOptions, true> = {
   canonicalSelection: true,
   rewardVector: true,
   subagentRows: true,
+  includeNonAgentCalls: true,
   onWarning: true,
   contextPolicy: true,
   tokenizer: true,
@@ -181,6 +182,7 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
       writer,
       rewardVector: opts.rewardVector === true,
       subagentRows: opts.subagentRows === true,
+      includeNonAgentCalls: opts.includeNonAgentCalls === true,
       window,
       redact,
     };
@@ -227,7 +229,7 @@ async function writePlain(r: Rollout, ctx: WriteContext): Promise<void> {
   if (endedWithError(r)) return stats.skip("skipped_terminal_error");
   if (ctx.minReward !== undefined && (r.reward === null || r.reward < ctx.minReward))
     return stats.skip("skipped_reward");
-  const { exchanges, roles } = await readCalls(r, stats, ctx.format);
+  const { exchanges, roles } = await readCalls(r, stats, ctx.format, ctx.includeNonAgentCalls);
   const produced = rowsOfRollout(exchanges ?? [], r, { ...ctx, roles });
   stats.addSkips(produced.skips);
   if (produced.notTrainingGrade)

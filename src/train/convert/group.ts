@@ -31,7 +31,7 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
   if (!settleGroup(members, norm).withheld) {
     members = [...members];
     for (const [i, r] of members.entries()) {
-      const p = await readCalls(r, stats, ctx.format);
+      const p = await readCalls(r, stats, ctx.format, ctx.includeNonAgentCalls);
       members[i] = { ...r, calls: p.calls };
       produced[i] = rowsOfRollout(p.exchanges ?? [], r, { ...ctx, roles: p.roles });
     }

@@ -8,6 +8,7 @@ import {
   type Rollout,
   readRolloutExchanges,
   TRAJECTORY,
+  trainingCalls,
 } from "../../jobs-dir/index.js";
 import { opt } from "../../options.js";
 import { redactRow } from "../redact/rows.js";
@@ -26,10 +27,19 @@ export interface Produced {
   roles: CallRoles | null;
 }
 
-export async function readCalls(r: Rollout, stats: ConvertStats, format?: RowFormat): Promise<Produced> {
-  const exchanges = await readRolloutExchanges(r);
-  if (exchanges) await stats.sink.addSource(path.join(r.displayDir, TRAJECTORY));
-  stats.exchangesSeen += exchanges?.length ?? 0;
+export async function readCalls(
+  r: Rollout,
+  stats: ConvertStats,
+  format?: RowFormat,
+  includeNonAgentCalls = false,
+): Promise<Produced> {
+  const all = await readRolloutExchanges(r);
+  if (all) await stats.sink.addSource(path.join(r.displayDir, TRAJECTORY));
+  stats.exchangesSeen += all?.length ?? 0;
+  // What another process in the sandbox posted is no part of the agent's conversation (exchange.ts).
+  const own = all && trainingCalls(all, includeNonAgentCalls);
+  if (own && own.nonAgent > 0) stats.skip("skipped_non_agent_calls", own.nonAgent);
+  const exchanges = own?.calls;
   const roles = exchanges && format !== "tokens" ? await callRolesOf(exchanges, r) : null;
   const sub = subagentCounts(roles);
   stats.subagents.rollouts_with_subagents += sub.rollouts;
@@ -37,7 +47,7 @@ export async function readCalls(r: Rollout, stats: ConvertStats, format?: RowFor
   stats.subagents.subagent_exchanges_seen += sub.exchanges;
   return {
     exchanges,
-    calls: callFactsOf(exchanges),
+    calls: callFactsOf(all),
     roles,
   };
 }
@@ -54,6 +64,8 @@ export interface WriteContext {
   /** --reward-vector and --subagent-rows. */
   rewardVector?: boolean;
   subagentRows?: boolean;
+  /** Calls made by other processes than the agent become rows too (metadata.origin "other"). */
+  includeNonAgentCalls?: boolean;
   /** --context-policy message-window (trl-sft). */
   window?: MessageWindow | null;
 }

@@ -35,6 +35,11 @@ export interface ConvertOptions extends TokenizerFlags {
   rewardVector?: boolean;
   /** Also write Claude Code subagents' calls as rows of their own (agent_role "subagent"). */
   subagentRows?: boolean;
+  /**
+   * Rows also from calls another process in the sandbox made (metadata.origin.kind "other": a command
+   * the agent's tools ran); by default they are left out and counted as skipped_non_agent_calls.
+   */
+  includeNonAgentCalls?: boolean;
   onWarning?: (message: string) => void;
   /** trl-sft: full (default) or message-window (with --tokenizer and --max-length). */
   contextPolicy?: ContextMode;

@@ -7,6 +7,7 @@ import {
   type Rollout,
   readRolloutExchanges,
   rewardsField,
+  trainingCalls,
 } from "../../jobs-dir/index.js";
 import type { StreamRecord } from "../../schemas/rollout-stream.js";
 import { tokenReport } from "../tokens/tokens.js";
@@ -18,14 +19,20 @@ export interface FinishedRollout {
 }
 
 /** The record of a final rollout; a replaced attempt's says so (`retried`) and joins no group. */
-export async function finishRollout(r: Rollout, key: (r: Rollout) => GroupKey): Promise<FinishedRollout> {
+export async function finishRollout(
+  r: Rollout,
+  key: (r: Rollout) => GroupKey,
+  includeNonAgentCalls = false,
+): Promise<FinishedRollout> {
   // A run that died may have cut its last call short; only a finished rollout's calls must parse.
-  const exchanges =
+  const all =
     r.resultState === "present"
       ? await readRolloutExchanges(r)
       : await readRolloutExchanges(r).catch(() => undefined);
-  const tokens = tokenReport(exchanges);
-  const rollout: Rollout = { ...r, calls: callFactsOf(exchanges) };
+  // Only the agent's own calls are training data (exchange.ts); the others are counted.
+  const own = all && trainingCalls(all, includeNonAgentCalls);
+  const tokens = tokenReport(own?.calls);
+  const rollout: Rollout = { ...r, calls: callFactsOf(all) };
   const { id, key: groupValues } = key(rollout);
   const record: StreamRecord = {
     schema_version: "benchflow.rollout-stream.v1",
@@ -61,6 +68,7 @@ export async function finishRollout(r: Rollout, key: (r: Rollout) => GroupKey): 
     replaces: r.replaces,
     retried: r.replaced !== null,
     policy_versions: rollout.calls?.policyVersions ?? [],
+    non_agent_calls: own?.nonAgent ?? 0,
   };
   return { rollout, record };
 }

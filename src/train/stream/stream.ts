@@ -34,6 +34,8 @@ export interface StreamOptions {
   onWarning?: (message: string) => void;
   /** Called once when the stream ends, however it ends: the counts of the end-of-stream line. */
   onEnd?: (end: StreamEnd) => void;
+  /** Token sequences also from calls other processes in the sandbox made (as convert's option). */
+  includeNonAgentCalls?: boolean;
 }
 
 class Grouper {
@@ -93,6 +95,7 @@ const OPTIONS: Record<keyof StreamOptions, true> = {
   signal: true,
   onWarning: true,
   onEnd: true,
+  includeNonAgentCalls: true,
 };
 
 function checkOptions(opts: StreamOptions): { by: GroupByKey[]; normalisation: Normalisation } {
@@ -145,7 +148,7 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
     for (;;) {
       for (const final of await tracker.refresh(dirty, !follow)) {
         if (final.resultProblem) warn(`${path.join(final.displayDir, RESULT)}: ${final.resultProblem}`);
-        const finished = await finishRollout(final, keyOf);
+        const finished = await finishRollout(final, keyOf, opts.includeNonAgentCalls === true);
         const { record } = finished;
         if (!record.retried)
           split?.add(finished.rollout, record.group_id, policyVersionKey(finished.rollout));

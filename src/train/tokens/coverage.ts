@@ -3,7 +3,7 @@
 // one token sequence per conversation). The per-rollout facts are tokenReport's, as the stream
 // record's `token_capture` block gives them; this adds the rollout's name and the totals.
 import path from "node:path";
-import { readExchanges } from "../../jobs-dir/exchange.js";
+import { readExchanges, trainingCalls } from "../../jobs-dir/exchange.js";
 import { scanJobs, TRAJECTORY } from "../../jobs-dir/index.js";
 import type { TokenCaptureSummary } from "../../schemas/rollout-stream.js";
 import { tokenReport } from "./tokens.js";
@@ -12,6 +12,8 @@ export interface RolloutCoverage extends TokenCaptureSummary {
   rollout: string;
   rollout_dir: string;
   job: string;
+  /** Calls another process in the sandbox made (metadata.origin "other"): never training data, not in `calls`. */
+  non_agent_calls: number;
 }
 
 export interface TokenCoverage {
@@ -22,6 +24,8 @@ export interface TokenCoverage {
   calls: number;
   captured_calls: number;
   complete_calls: number;
+  /** Calls other processes than the agent made, over all rollouts (left out of the counts above). */
+  non_agent_calls: number;
   /** Attempts replaced by a retry: not final, so not reported. */
   retried_left_out: number;
   per_rollout: RolloutCoverage[];
@@ -36,6 +40,7 @@ export async function tokenCoverage(input: string): Promise<TokenCoverage> {
     calls: 0,
     captured_calls: 0,
     complete_calls: 0,
+    non_agent_calls: 0,
     retried_left_out: 0,
     per_rollout: [],
   };
@@ -52,14 +57,23 @@ export async function tokenCoverage(input: string): Promise<TokenCoverage> {
         r.resultState === "present"
           ? await readExchanges(file, display)
           : await readExchanges(file, display).catch(() => undefined);
-      const { summary } = tokenReport(exchanges);
+      const own = exchanges && trainingCalls(exchanges);
+      const { summary } = tokenReport(own?.calls);
+      const nonAgent = own?.nonAgent ?? 0;
+      out.non_agent_calls += nonAgent;
       out.rollouts++;
       if (summary.training_grade) out.training_grade_rollouts++;
       if (summary.captured_calls > 0) out.captured_rollouts++;
       out.calls += summary.calls;
       out.captured_calls += summary.captured_calls;
       out.complete_calls += summary.complete_calls;
-      out.per_rollout.push({ rollout: r.name, rollout_dir: r.displayDir, job: r.job.id, ...summary });
+      out.per_rollout.push({
+        rollout: r.name,
+        rollout_dir: r.displayDir,
+        job: r.job.id,
+        ...summary,
+        non_agent_calls: nonAgent,
+      });
     }
   }
   return out;
@@ -71,14 +85,16 @@ export function coverageLine(r: RolloutCoverage): string {
   const why = r.reason ? ` (${r.reason})` : "";
   return (
     `${r.rollout_dir}: ${r.status}, ${grade}; ${r.captured_calls}/${r.calls} call(s) captured, ` +
-    `${r.complete_calls} complete${why}`
+    `${r.complete_calls} complete${why}${r.non_agent_calls > 0 ? `; ${r.non_agent_calls} call(s) by other processes left out` : ""}`
   );
 }
 
 export function coverageTotal(c: TokenCoverage): string {
   const retried = c.retried_left_out > 0 ? `; ${c.retried_left_out} replaced attempt(s) left out` : "";
+  const others =
+    c.non_agent_calls > 0 ? `; ${c.non_agent_calls} call(s) by other processes than the agent left out` : "";
   return (
     `${c.training_grade_rollouts} of ${c.rollouts} rollout(s) training-grade, ${c.captured_rollouts} with captured ` +
-    `tokens; ${c.captured_calls} of ${c.calls} call(s) captured, ${c.complete_calls} complete${retried}`
+    `tokens; ${c.captured_calls} of ${c.calls} call(s) captured, ${c.complete_calls} complete${retried}${others}`
   );
 }

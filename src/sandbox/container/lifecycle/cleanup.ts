@@ -6,9 +6,9 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { RELAY_DIR } from "../../relay.js";
 import { EngineError } from "../engine/client.js";
 import { connectEngine, type Engine } from "../engine/engine.js";
-import { RELAY_DIR } from "./relay.js";
 
 export const LABEL = {
   job: "benchflow.job",

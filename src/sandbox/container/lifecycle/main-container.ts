@@ -4,6 +4,7 @@
 // on the object, for the sandbox made from it, or for undoing it when a later step fails.
 import type { Readable } from "node:stream";
 import type { GuardLease } from "../../host-guard.js";
+import { type HostService, type Relay, relayUnavailableReason, startRelay } from "../../relay.js";
 import type { HostBlockRecord, PolicyEndpoint } from "../../types.js";
 import type { Engine } from "../engine/engine.js";
 import { closeHostFor } from "./host-block.js";
@@ -14,7 +15,6 @@ import {
   type LimitPlan,
   watchStorage,
 } from "./limits.js";
-import { type HostService, type Relay, relayUnavailableReason, startRelay } from "./relay.js";
 import { awaitSetup } from "./setup.js";
 
 /** The engine's create request for main, as the backend planned it. */

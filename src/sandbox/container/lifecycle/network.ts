@@ -5,8 +5,8 @@
 // the engine's own host access is used and the record says plainly, with network on or off, that
 // the sandbox can then reach more than the gateway.
 import { existsSync } from "node:fs";
+import type { HostService } from "../../relay.js";
 import type { Engine } from "../engine/engine.js";
-import type { HostService } from "./relay.js";
 
 export interface NetworkPlan {
   /** HostConfig.NetworkMode. */

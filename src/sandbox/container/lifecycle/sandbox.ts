@@ -5,6 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { CopyOut } from "../../copy-out.js";
 import type { GuardLease } from "../../host-guard.js";
+import type { Relay } from "../../relay.js";
 import {
   DEFAULT_DOWNLOAD_MAX_BYTES,
   type DownloadOptions,
@@ -21,7 +22,6 @@ import { extractTo } from "../engine/tar-read.js";
 import { entriesOf, tarStream } from "../engine/tar-write.js";
 import { removeContainer } from "./cleanup.js";
 import { type LimitCounters, readLimitCounters } from "./limits.js";
-import type { Relay } from "./relay.js";
 import { StorageWatch } from "./storage-watch.js";
 
 export interface ContainerSandboxInit {
@@ -59,6 +59,7 @@ export class ContainerSandbox implements Sandbox {
   readonly agentIsNonRoot: boolean;
   /** The model gateway's address inside the sandbox (also in BENCHFLOW_GATEWAY_URL), if one was named. */
   readonly gatewayUrl: string | null;
+  readonly attributesCalls: boolean;
   /** "enforced", "public", or "not_enforced: <why>": for config.json. */
   readonly networkEnforcement: string;
   readonly hostBlock?: HostBlockRecord;
@@ -74,6 +75,7 @@ export class ContainerSandbox implements Sandbox {
     this.workdir = init.workdir;
     this.agentIsNonRoot = init.agentUser !== null;
     this.gatewayUrl = init.gatewayUrl;
+    this.attributesCalls = init.relay?.attributes ?? false;
     this.networkEnforcement = init.networkEnforcement;
     if (init.hostBlock) this.hostBlock = init.hostBlock;
     this.warnings = init.warnings;
