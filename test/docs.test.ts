@@ -10,7 +10,7 @@
 // - a plain ``` block right after a shell block is that block's output: compared with what it
 //   printed, after hex names, times, ports and temporary paths are normalised; `...` stands for any lines.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -115,6 +115,38 @@ function userEnv(prefix: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * Runs a block in its own process group and ends the group when bash exits: a block that fails
+ * before its `kill %1` leaves its background server behind, which would hold the output open.
+ */
+function runBlock(
+  code: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", code], { cwd, env, detached: true });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const endGroup = () => {
+    try {
+      process.kill(-(child.pid as number), "SIGKILL");
+    } catch {
+      // The group is gone already.
+    }
+  };
+  // A guard against a hang, not a time limit on the block.
+  const guard = setTimeout(endGroup, 600_000);
+  let status: number | null = null;
+  child.on("exit", (code) => {
+    status = code;
+    clearTimeout(guard);
+    endGroup();
+  });
+  return new Promise((resolve) => child.on("close", () => resolve({ status, stdout, stderr })));
+}
+
 const ALL = await pages();
 const BLOCKS = (
   await Promise.all(ALL.map(async (p) => blocksOf(p, await fs.readFile(path.join(REPO, p), "utf8"))))
@@ -176,13 +208,8 @@ describe("every shell block of the README and docs/, run as printed on a fresh c
         const installBlock = page === "README.md" && /^npm link/m.test(block.code);
         it(name, {
           skip: block.skip ?? (installBlock ? "the install itself: run once, above" : false),
-        }, () => {
-          const run = spawnSync("bash", ["-e", "-o", "pipefail", "-c", block.code], {
-            cwd,
-            env,
-            encoding: "utf8",
-            timeout: 600_000,
-          });
+        }, async () => {
+          const run = await runBlock(block.code, cwd, env);
           const shown = `${name}:\n${block.code}\n--- exit ${run.status}\n${run.stdout}\n--- stderr\n${run.stderr}`;
           assert.equal(run.status, 0, shown);
           if (block.output !== null)

@@ -33,9 +33,10 @@ before(async () => {
   root = await tempDir("pack");
   const pkg = JSON.parse(await fs.readFile(path.join(REPO, "package.json"), "utf8")) as { files: string[] };
   // The inputs of the build and of the listing: what package.json ships, plus the sources and configs.
-  const configs = ["package.json", "tsconfig.json", "tsconfig.build.json"];
+  const configs = ["package.json", "tsconfig.json", "tsconfig.build.json", "scripts/copy-runtime-files.mjs"];
   const inputs = new Set([...pkg.files.filter((f) => f !== "dist"), "src", ...configs]);
   for (const entry of inputs) {
+    await fs.mkdir(path.dirname(path.join(root, entry)), { recursive: true });
     await fs.cp(path.join(REPO, entry), path.join(root, entry), { recursive: true });
   }
   await fs.symlink(path.join(REPO, "node_modules"), path.join(root, "node_modules"));
@@ -78,6 +79,22 @@ describe("the npm package", () => {
     ]) {
       assert.ok(files.includes(entry), `${entry} missing from the tarball`);
     }
+  });
+
+  test("every file a shipped module runs or reads by its own path is in the tarball", async () => {
+    // `new URL("./x", import.meta.url)`: a helper the code starts with node (the trusted relay's
+    // forwarder) that tsc does not emit; missing, every run from the package fails at its first relay.
+    const wanted: string[] = [];
+    for (const js of files.filter((f) => f.startsWith("dist/") && f.endsWith(".js"))) {
+      const text = await fs.readFile(path.join(root, js), "utf8");
+      for (const m of text.matchAll(/new URL\("(\.{1,2}\/[^"]+)", import\.meta\.url\)/g))
+        wanted.push(path.posix.normalize(path.posix.join(path.posix.dirname(js), m[1] as string)));
+    }
+    assert.ok(wanted.includes("dist/sandbox/trusted-forwarder.cjs"), `found: ${wanted.join(", ")}`);
+    const shipped = new Set(files);
+    // A folder (the package root, for a path computed from it) is not a file to ship.
+    const missing = wanted.filter((f) => !f.endsWith("/") && !shipped.has(f));
+    assert.deepEqual(missing, [], "files the code opens by path, missing from the tarball");
   });
 
   test("the license is the Apache License 2.0 that package.json names", async () => {

@@ -144,6 +144,46 @@ describe("bench-agent on the scripted policy", () => {
     }
   });
 
+  it("flags each call another policy version served than the run stamped, and masks its tokens rows with the reason", async () => {
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
+    const run = (jobs: string, served: string) =>
+      runWith(script, "hello", jobs, { policyVersion: "ckpt-9" }, { versionHeader: served });
+    for (const [jobs, served, mismatched] of [
+      ["version-stale", "ckpt-8", true],
+      ["version-same", "ckpt-9", false],
+    ] as const) {
+      const { found } = await run(jobs, served);
+      const dir = found[0]?.dir ?? "";
+      const lines = await calls(dir);
+      assert.ok(lines.length >= 2);
+      for (const call of lines) {
+        assert.equal(call.metadata.policy_version, "ckpt-9", "the stamped version");
+        assert.equal(call.metadata.served_policy_version, served, "what the server said");
+        assert.equal(call.metadata.policy_version_mismatch, mismatched ? true : undefined);
+      }
+      const integrity = found[0]?.result?.gateway_integrity;
+      assert.equal(integrity?.policy_version_mismatches, mismatched ? lines.length : undefined);
+      const out = path.join(scratch(), `${jobs}.jsonl`);
+      const converted = await bench([
+        "train",
+        "convert",
+        path.join(scratch(), jobs),
+        "--format",
+        "tokens",
+        "--out",
+        out,
+      ]);
+      assert.equal(converted.code, 0, converted.stderr);
+      const rows = (await fs.readFile(out, "utf8")).trim();
+      if (mismatched) {
+        assert.equal(rows, "", "no tokens row from another policy's samples");
+        assert.match(converted.stdout + converted.stderr, /served by policy version "ckpt-8", not the run's "ckpt-9"/);
+      } else {
+        assert.ok(rows.length > 0, "the same version gives its tokens rows");
+      }
+    }
+  });
+
   it("says what is unavailable when the server gives no token ids", async () => {
     const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
     const { found } = await runWith(script, "hello", "no-ids", {}, { tokenIds: false });

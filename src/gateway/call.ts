@@ -208,7 +208,11 @@ function recordCall(
     duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
     metadata,
   };
-  rollout.finish(line.build(value), { ...outcomeOf(call, version), origin: origin.kind });
+  rollout.finish(line.build(value), {
+    ...outcomeOf(call, version),
+    origin: origin.kind,
+    versionMismatch: versionMismatch(core.options, trace),
+  });
 }
 
 /** The line's metadata: what was asked, what went upstream, how it went. */
@@ -258,6 +262,9 @@ function lineMetadata(
   if (call.step !== null) metadata.step = call.step;
   if (call.dropped.length > 0) metadata.dropped_fields = call.dropped;
   if (error instanceof BoundError) metadata.refused = error.bound;
+  const served = servedVersion(trace);
+  if (served) metadata.served_policy_version = served;
+  if (versionMismatch(core.options, trace)) metadata.policy_version_mismatch = true;
   return metadata;
 }
 
@@ -276,6 +283,7 @@ function outcomeOf(call: CallState, version: string | null): CallOutcome {
     droppedFields: call.dropped,
     refused: error instanceof BoundError ? error.bound : null,
     origin: "unattributed",
+    versionMismatch: false,
   };
 }
 
@@ -368,10 +376,23 @@ function upstreamRequest(
 }
 
 function policyVersion(options: GatewayOptions, trace: ExchangeTrace): string | null {
-  if (options.policyVersion) return options.policyVersion;
+  return options.policyVersion || servedVersion(trace) || trace.upstreamModel;
+}
+
+/** The weights version the policy server said served the call (a header), or null when it said none. */
+function servedVersion(trace: ExchangeTrace): string | null {
   for (const name of VERSION_HEADERS) {
     const value = trace.upstreamHeaders?.[name];
     if (typeof value === "string" && value !== "") return value;
   }
-  return trace.upstreamModel;
+  return null;
+}
+
+/**
+ * True when the run stamped a policy version and the server reported another: the samples are not
+ * the stamped policy's (a trainer would pair them with the wrong weights), so its tokens are masked.
+ */
+function versionMismatch(options: GatewayOptions, trace: ExchangeTrace): boolean {
+  const served = servedVersion(trace);
+  return Boolean(options.policyVersion && served && served !== options.policyVersion);
 }

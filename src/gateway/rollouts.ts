@@ -27,6 +27,8 @@ export interface CallOutcome {
   refused: Bound | null;
   /** Who in the sandbox made the call (origin.ts). */
   origin: OriginKind;
+  /** The server reported a policy version other than the one the run stamped. */
+  versionMismatch: boolean;
 }
 
 export class GatewayRollout {
@@ -42,6 +44,7 @@ export class GatewayRollout {
     refusedCalls: {},
     recordedBytes: 0,
     callsByOrigin: {},
+    policyVersionMismatches: 0,
   };
   /** What the witness adds to the usage counts (calls and failed calls are the usage's). */
   readonly verdicts: Omit<ModelWitness, "calls" | "failedCalls"> = {
@@ -140,6 +143,7 @@ export class GatewayRollout {
     for (const name of o.droppedFields) u.droppedFields[name] = (u.droppedFields[name] ?? 0) + 1;
     if (o.refused) u.refusedCalls[o.refused] = (u.refusedCalls[o.refused] ?? 0) + 1;
     u.callsByOrigin[o.origin] = (u.callsByOrigin[o.origin] ?? 0) + 1;
+    if (o.versionMismatch) u.policyVersionMismatches++;
   }
 
   /**

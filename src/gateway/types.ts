@@ -120,6 +120,8 @@ export interface RolloutUsage {
   recordedBytes: number;
   /** Calls by who made them (origin.ts): agent, other (a command its tools ran), unattributed. */
   callsByOrigin: Partial<Record<"agent" | "other" | "unattributed", number>>;
+  /** Calls the server said another policy version served than the run stamped. */
+  policyVersionMismatches: number;
 }
 
 export interface Gateway {

@@ -110,6 +110,13 @@ export function policyVersions(exchanges: readonly Exchange[] | undefined): stri
  * "agent", "other" (a command the agent's tools ran, or any other process in the sandbox) or
  * "unattributed" (nobody could tell: no trusted relay, an older writer).
  */
+/** Why a call's samples are not the stamped policy's (the server reported another version), or null. */
+export function versionMismatchOf(ex: Exchange): string | null {
+  if (ex.metadata.policy_version_mismatch !== true) return null;
+  const served = ex.metadata.served_policy_version;
+  return `call ${ex.index} was served by policy version ${JSON.stringify(served)}, not the run's ${JSON.stringify(ex.metadata.policy_version)}`;
+}
+
 export function originKindOf(ex: Exchange): "agent" | "other" | "unattributed" {
   const o = ex.metadata.origin;
   const kind = isRecord(o) ? o.kind : undefined;

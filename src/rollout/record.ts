@@ -229,6 +229,7 @@ function usageFields(result: RolloutResult, u: RolloutUsage): Partial<WrittenRol
       refused_calls: { ...u.refusedCalls },
       recorded_bytes: u.recordedBytes,
       calls_by_origin: { ...u.callsByOrigin },
+      ...(u.policyVersionMismatches > 0 ? { policy_version_mismatches: u.policyVersionMismatches } : {}),
     },
   };
 }

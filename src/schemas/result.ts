@@ -238,6 +238,13 @@ export const GatewayIntegrity = z.strictObject({
     .describe(
       "the rollout's calls by who made them: agent, other (a process that is not the agent: left out of rows), unattributed (no trusted relay)",
     ),
+  policy_version_mismatches: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "calls whose policy server reported (x-policy-version, x-model-version or x-weights-version) another version than the run's --policy-version; their rollout's tokens rows are masked",
+    ),
 });
 
 /** `replaced.json`: beside an attempt that a retry or a resume replaced. Such an attempt is in no group. */

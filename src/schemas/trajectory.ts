@@ -71,6 +71,8 @@ export const TrajectoryLine = z
       }),
       call_purpose: z.string(),
       policy_version: z.string().nullable(),
+      served_policy_version: z.string().optional(),
+      policy_version_mismatch: z.literal(true).optional(),
       sampling: z.strictObject({
         temperature: z.number().nullable(),
         top_p: z.number().nullable(),

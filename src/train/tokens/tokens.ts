@@ -1,7 +1,7 @@
 // Token capture: which calls carry ids and logprobs, which conversations they form, and the merged
 // training sequence of each conversation. A prompt that does not extend the previous prompt plus its
 // sampled tokens breaks the merge: we report why instead of guessing an alignment.
-import type { Exchange } from "../../jobs-dir/exchange.js";
+import { type Exchange, versionMismatchOf } from "../../jobs-dir/exchange.js";
 import type { CapturedCall, TokenCaptureSummary, TokenThread } from "../../schemas/rollout-stream.js";
 import type { TokenSequence } from "../../schemas/train-rows.js";
 import { capturedCall, threadsOf } from "./threads.js";
@@ -78,6 +78,8 @@ export function tokenReport(exchanges: readonly Exchange[] | undefined): TokenRe
     };
   const calls: CapturedCall[] = [];
   const byIndex = new Map<number, CallTokens>();
+  // Fail closed: samples another policy version served are not the stamped policy's.
+  const mismatch = new Map<number, string>();
   const paths = new Set<string>();
   for (const ex of exchanges) {
     const call = capturedCall(ex);
@@ -87,6 +89,8 @@ export function tokenReport(exchanges: readonly Exchange[] | undefined): TokenRe
       for (const field of Object.keys(call.unavailable))
         summary.unavailable[field] = (summary.unavailable[field] ?? 0) + 1;
     }
+    const wrongVersion = versionMismatchOf(ex);
+    if (wrongVersion) mismatch.set(ex.index, wrongVersion);
     const t = tokensOf(call, ex.index);
     if (call && !incomplete(t)) summary.complete_calls++;
     byIndex.set(ex.index, t);
@@ -100,7 +104,7 @@ export function tokenReport(exchanges: readonly Exchange[] | undefined): TokenRe
   const sequences: TokenSequence[] = [];
   for (const thread of summary.threads) {
     const toks = thread.calls.map((i) => byIndex.get(i) as CallTokens);
-    for (const t of toks) reason ??= incomplete(t);
+    for (const t of toks) reason ??= incomplete(t) ?? mismatch.get(t.index) ?? null;
     for (let k = 1; k < toks.length; k++) {
       const prev = toks[k - 1] as CallTokens;
       const cur = toks[k] as CallTokens;
