@@ -26,6 +26,7 @@ FILES=(
   test/container-run.test.ts
   test/copy-out-container.test.ts
   test/exploits-container.test.ts
+  test/gateway-door.test.ts
   test/host-block.test.ts
   test/limits-container.test.ts
   test/network-isolation.test.ts

@@ -177,7 +177,10 @@ describe("bench-agent on the scripted policy", () => {
       const rows = (await fs.readFile(out, "utf8")).trim();
       if (mismatched) {
         assert.equal(rows, "", "no tokens row from another policy's samples");
-        assert.match(converted.stdout + converted.stderr, /served by policy version "ckpt-8", not the run's "ckpt-9"/);
+        assert.match(
+          converted.stdout + converted.stderr,
+          /served by policy version "ckpt-8", not the run's "ckpt-9"/,
+        );
       } else {
         assert.ok(rows.length > 0, "the same version gives its tokens rows");
       }
