@@ -14,7 +14,7 @@ import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type GatewayRelayServer, gatewayRelayServer, RELAY_BOUNDS } from "./gateway-relay.js";
+import { type GatewayRelayServer, gatewayRelayServer, overCapAnswer, RELAY_BOUNDS } from "./gateway-relay.js";
 
 export interface HostService {
   /** The server's port on the host's loopback. */
@@ -71,6 +71,7 @@ export async function startRelay(pid: number, service: HostService): Promise<Rel
       String(service.port),
       String(maxConnections),
       String(firstByteMs),
+      overCapAnswer(maxConnections),
     ],
     { stdio: ["pipe", "pipe", "pipe"] },
   );

@@ -14,12 +14,13 @@
 // nothing the policy left running (a daemon, its children, an orphan under the sandbox's init) can
 // take the slot of the next step's agent. Plain JavaScript, run by node as it is: nothing to build.
 //
-// argv: <unix socket of the host's end> <port> <max connections> <first-byte ms>
+// argv: <unix socket of the host's end> <port> <max connections> <first-byte ms> <over-cap answer>
+// (the 503 a connection over the cap gets: gateway-relay.ts's, the one every relay gives)
 "use strict";
 const fs = require("node:fs");
 const net = require("node:net");
 
-const [socketPath, portArg, maxArg, silentArg] = process.argv.slice(2);
+const [socketPath, portArg, maxArg, silentArg, overCapAnswer] = process.argv.slice(2);
 const port = Number(portArg);
 const maxConnections = Number(maxArg);
 const firstByteMs = Number(silentArg);
@@ -153,14 +154,6 @@ function originOf(owners) {
 }
 
 let open = 0;
-const overCap = JSON.stringify({
-  error: {
-    type: "overloaded_error",
-    message: `gateway relay: this rollout already holds ${maxConnections} connections to the model gateway (the cap per rollout); close some`,
-  },
-});
-const overCapAnswer = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(overCap)}\r\n\r\n${overCap}`;
-
 function refuse(c, answer) {
   c.on("error", () => c.destroy());
   c.resume();

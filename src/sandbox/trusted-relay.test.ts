@@ -12,6 +12,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { launchScript } from "../agents/in-sandbox/launch.js";
 import { acceptWithOrigins, newOriginKey } from "../gateway/origin.js";
+import { RELAY_BOUNDS } from "./gateway-relay.js";
 import { type Relay, startRelay } from "./relay.js";
 
 const root = process.getuid?.() === 0;
@@ -114,6 +115,29 @@ describe("the trusted relay", { skip: !root && "needs root (network namespaces, 
     );
     // The forwarder's own line comes first: the forged one is only bytes of a bad request.
     assert.doesNotMatch(await fs.readFile(path.join(dir, "forged"), "utf8"), /"kind":"agent"/);
+  });
+
+  it("answers a connection over the rollout's cap with the relays' 503, and serves again once they close", async () => {
+    const max = RELAY_BOUNDS.maxConnections;
+    // Inside the namespace: hold the cap's worth of silent connections, then try one more.
+    const probe = [
+      `for i in $(seq 1 ${max}); do exec {fd}<>/dev/tcp/127.0.0.1/$BF_PORT || exit 9; done`,
+      "sleep 0.3",
+      'exec 8<>/dev/tcp/127.0.0.1/$BF_PORT; printf "GET /over HTTP/1.0\\r\\n\\r\\n" >&8; cat <&8 > "$BF_OUT/over"',
+    ].join("\n");
+    const child = spawn("nsenter", [`--net=/proc/${holder.pid}/ns/net`, "--", "bash", "-c", probe], {
+      env: { PATH: process.env.PATH ?? "", BF_PORT: String(port), BF_OUT: dir },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    assert.equal(await new Promise((r) => child.on("close", r)), 0);
+    const over = await fs.readFile(path.join(dir, "over"), "utf8");
+    assert.match(over, /^HTTP\/1\.1 503 /);
+    assert.match(over, new RegExp(`already holds ${max} connections`));
+    // The held connections closed with their shell: the relay serves again (the slots came back).
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await launch(call("after-cap"));
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal((await originIn("after-cap")).kind, "agent");
   });
 
   it("takes the next agent's declaration once the first is gone, but not one from a process the first left running", async () => {
