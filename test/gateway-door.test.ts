@@ -25,6 +25,7 @@ import {
   shellCall,
 } from "./testing/agents.js";
 import { EXAMPLES, rollouts, useScratch } from "./testing/bench.js";
+import { namespaceRan } from "./testing/engine-pass.js";
 
 const scratch = useScratch("gateway-door");
 // What the shell's calls carry; the command that makes them spells each differently (the agent's own
@@ -67,7 +68,7 @@ async function rowsOf(
 }
 
 for (const sandbox of ["namespace", "container"] as const) {
-  describe(`the gateway's door, ${sandbox} sandbox`, () => {
+  describe(`the gateway's door, ${sandbox} sandbox`, namespaceRan(sandbox), () => {
     for (const agent of CLI_AGENTS) {
       it(`${agent}: the shell's forged, forked and off-policy calls are flagged, counted and in no row; the knobs never reach the policy`, async (t) => {
         if (sandbox === "container" && !(await engineOrSkip(t))) return;

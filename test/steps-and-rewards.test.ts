@@ -7,6 +7,7 @@ import path from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
 import { bench, FIXTURES, rollouts, useScratch } from "./testing/bench.js";
+import { namespaceRan } from "./testing/engine-pass.js";
 
 const scratch = useScratch("steps-and-rewards");
 
@@ -71,7 +72,7 @@ async function checkThreeSteps(sandbox: string) {
   await assert.rejects(fs.access(path.join(nop.dir, "steps", "two")));
 }
 
-describe("multi-key rewards and multi-step tasks: namespace sandbox", () => {
+describe("multi-key rewards and multi-step tasks: namespace sandbox", namespaceRan("namespace"), () => {
   it("multi-reward: every key kept, the scalar is their mean (oracle 1.0, nop 0.0)", () =>
     checkMultiReward("namespace"));
   it("three-steps: oracle runs all three steps (1.0); nop stops after step one (0.0)", () =>
@@ -87,7 +88,7 @@ describe(`multi-key rewards and multi-step tasks: container (${process.env.DOCKE
   it("three-steps: oracle 1.0 over three steps, nop 0.0 after one", withEngine(checkThreeSteps));
 });
 
-describe("multi-step failures stay unscored (namespace sandbox)", () => {
+describe("multi-step failures stay unscored (namespace sandbox)", namespaceRan("namespace"), () => {
   async function variant(name: string, edit: (dir: string) => Promise<void>) {
     const dir = path.join(scratch(), "tasks", name);
     await fs.cp(path.join(FIXTURES, "three-steps"), dir, { recursive: true });

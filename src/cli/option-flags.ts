@@ -62,6 +62,7 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   "policy.seed": "--seed",
   "policy.reasoningEffort": "--reasoning-effort",
   requireLlmTrajectory: "--require-llm-trajectory",
+  requireTrainingGrade: "--require-training-grade",
   port: "--port",
   primeRlDir: "--prime-rl-dir",
   publishArtifacts: "--publish-artifacts",

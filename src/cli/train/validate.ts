@@ -33,6 +33,10 @@ export function registerValidate(train: Command): void {
       "--require-llm-trajectory",
       "with --source-jobs: fail when a rollout's llm_trajectory.jsonl is missing or malformed",
     )
+    .option(
+      "--require-training-grade",
+      "tokens rows with --source-jobs: fail when a source rollout was masked (no trusted token ids)",
+    )
     .option("--tokenizer <tokenizer>", `trl-sft: render and tokenize every row; ${TOKENIZER_HELP}`)
     .option("--tokenizer-revision <rev>", "the cache ref or commit of --tokenizer")
     .option("--max-length <n>", "trl-sft with --tokenizer: fail a row longer than this many tokens")
@@ -62,6 +66,8 @@ async function validateCommand(file: string, o: ValidateFlags): Promise<number> 
     taskManifest: o.taskManifest as string | undefined,
     requireToolCalls: o.requireToolCalls === true,
     requireLlmTrajectory: o.requireLlmTrajectory === true,
+    tokens: o.format === "tokens",
+    requireTrainingGrade: o.requireTrainingGrade === true,
   });
   Object.assign(report, source.fields);
   if (source.problems.length > 0) {
@@ -72,6 +78,7 @@ async function validateCommand(file: string, o: ValidateFlags): Promise<number> 
   // Upstream's trl-sft validator names its format in the line; its prime-sft one does not.
   const summary = o.format === "trl-sft" ? { format: "trl-sft", ...rest } : rest;
   process.stdout.write(`${pyJson(errors ? { ...summary, errors: errors.length } : summary)}\n`);
+  for (const n of source.notes) process.stderr.write(`bench train validate: note: ${n}\n`);
   for (const e of errors ?? []) {
     const where = e.line !== undefined ? `${file} line ${e.line}` : file;
     process.stderr.write(`bench train validate: ${where}: ${e.message}\n`);

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { benchTrain } from "../../cli/testing/run-cli.js";
-import { writeJson } from "../../jobs-dir/testing/job-builder.js";
+import { writeJob, writeJson } from "../../jobs-dir/testing/job-builder.js";
 import { tmp } from "../../jobs-dir/testing/tmp.js";
 import { writeUpstreamRollout } from "../../jobs-dir/testing/upstream-rollout.js";
 
@@ -121,5 +121,40 @@ describe("validate --source-jobs", () => {
     r = benchTrain(root, "validate", "train.jsonl", "--require-llm-trajectory");
     assert.equal(r.code, 2);
     assert.match(r.stderr, /give --source-jobs DIR too/);
+  });
+
+  it("with --format tokens: names each source rollout masked for want of trusted token ids", () => {
+    const root = tmp();
+    writeJob({
+      dir: path.join(root, "jobs", "run"),
+      rollouts: [
+        { task: "t-good", tokens: true, calls: 3, hex: "aaaa0001" },
+        { task: "t-bad", tokens: "broken", calls: 3, hex: "aaaa0002" },
+      ],
+    });
+    const r0 = benchTrain(root, "convert", "jobs", "--format", "tokens", "--out", "rows.jsonl");
+    assert.equal(r0.code, 0, r0.stderr);
+    let r = benchTrain(root, "validate", "rows.jsonl", "--format", "tokens", "--source-jobs", "jobs");
+    assert.equal(r.code, 0, r.stderr);
+    const masking = JSON.parse(r.stdout).token_masking;
+    assert.deepEqual([masking.rollouts, masking.training_grade_rollouts, masking.masked_rollouts], [2, 1, 1]);
+    assert.match(masking.masked[0].rollout_dir, /t-bad__aaaa0002$/);
+    assert.match(masking.masked[0].reason, /call 1's prompt does not begin with call 0's/);
+    assert.match(r.stderr, /note: .*t-bad__aaaa0002: masked, no tokens row \(call 1's prompt/);
+    r = benchTrain(
+      root,
+      "validate",
+      "rows.jsonl",
+      "--format",
+      "tokens",
+      "--source-jobs",
+      "jobs",
+      "--require-training-grade",
+    );
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /1 of 2 source rollout\(s\) are not training-grade/);
+    r = benchTrain(root, "validate", "rows.jsonl", "--require-training-grade");
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--require-training-grade checks the source rollouts: give --source-jobs DIR too/);
   });
 });

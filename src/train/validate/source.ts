@@ -16,6 +16,7 @@ import {
 } from "../../jobs-dir/index.js";
 import { opt } from "../../options.js";
 import { isRecord, readJsonLines } from "../../util/jsonl.js";
+import { tokenCoverage } from "../tokens/coverage.js";
 
 export interface SourceHealth {
   total_rows: number;
@@ -32,12 +33,47 @@ export interface SourceOptions {
   taskManifest?: string;
   requireToolCalls?: boolean;
   requireLlmTrajectory?: boolean;
+  /** The rows are tokens rows: report the source rollouts that wrote none (masked) and why. */
+  tokens?: boolean;
+  /** With tokens: a masked rollout fails validation. */
+  requireTrainingGrade?: boolean;
+}
+
+/**
+ * Token rows fail closed: a rollout whose ids cannot be trusted writes no row. Validate names each
+ * one, so a trainer can tell a masked rollout from a lost one.
+ */
+export interface TokenMasking {
+  rollouts: number;
+  training_grade_rollouts: number;
+  masked_rollouts: number;
+  masked: Array<{ rollout_dir: string; reason: string }>;
 }
 
 export interface SourceReport {
-  fields: { source_health?: SourceHealth; canonical_selected_rows?: number; task_manifest_rows?: number };
+  fields: {
+    source_health?: SourceHealth;
+    canonical_selected_rows?: number;
+    task_manifest_rows?: number;
+    token_masking?: TokenMasking;
+  };
   /** Failures, as sentences (validate prints each on stderr and exits 1). */
   problems: string[];
+  /** Facts a person should see that are not failures (a masked rollout), one sentence each. */
+  notes: string[];
+}
+
+async function tokenMasking(sourceJobs: string): Promise<TokenMasking> {
+  const coverage = await tokenCoverage(sourceJobs);
+  const masked = coverage.per_rollout
+    .filter((r) => !r.training_grade)
+    .map((r) => ({ rollout_dir: r.rollout_dir, reason: r.reason ?? "not training-grade" }));
+  return {
+    rollouts: coverage.rollouts,
+    training_grade_rollouts: coverage.training_grade_rollouts,
+    masked_rollouts: masked.length,
+    masked,
+  };
 }
 
 const count = (v: unknown): number | null =>
@@ -114,7 +150,7 @@ async function readJsonFile(file: string, flag: string): Promise<unknown> {
 }
 
 export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
-  const report: SourceReport = { fields: {}, problems: [] };
+  const report: SourceReport = { fields: {}, problems: [], notes: [] };
   const flag = opt("sourceCanonicalSelection");
   const selFile = opts.sourceCanonicalSelection;
   // Counted as listed (upstream's count); its rollouts are looked for only to check their health.
@@ -143,10 +179,20 @@ export async function checkSource(opts: SourceOptions): Promise<SourceReport> {
         `not all source rows contain tool calls: ${health.rows_with_tool_calls} / ${health.total_rows}`,
       );
     }
-  } else if (opts.requireLlmTrajectory) {
-    throw new UserInputError(
-      `${opt("requireLlmTrajectory")} checks the source rollouts: give ${opt("sourceJobs", "DIR")} too.`,
-    );
+    if (opts.tokens) {
+      const masking = await tokenMasking(opts.sourceJobs);
+      report.fields.token_masking = masking;
+      const lines = masking.masked.map((m) => `${m.rollout_dir}: masked, no tokens row (${m.reason})`);
+      if (opts.requireTrainingGrade && masking.masked_rollouts > 0)
+        report.problems.push(
+          `${masking.masked_rollouts} of ${masking.rollouts} source rollout(s) are not training-grade`,
+          ...lines,
+        );
+      else report.notes.push(...lines);
+    }
+  } else if (opts.requireLlmTrajectory || opts.requireTrainingGrade) {
+    const flag = opts.requireLlmTrajectory ? opt("requireLlmTrajectory") : opt("requireTrainingGrade");
+    throw new UserInputError(`${flag} checks the source rollouts: give ${opt("sourceJobs", "DIR")} too.`);
   }
   if (listed) report.fields.canonical_selected_rows = listed.rows.length;
   if (opts.taskManifest !== undefined) {
