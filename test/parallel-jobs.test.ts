@@ -118,6 +118,30 @@ describe("--parallel-jobs: the repeats of a group at once", () => {
     }
   });
 
+  it("one task, -j 2, --trials 4: the --parallel-jobs hint once; with --parallel-jobs 4: at once, printed in repeat order", async () => {
+    const tasks = await slowHelloTasks(path.join(scratch(), "tasks-hint"), ["sleepy"], 4);
+    const base = ["run", tasks, "-a", "oracle", "--sandbox", "namespace", "--trials", "4", "-j", "2"];
+    const serial = await bench([...base, "--jobs-dir", path.join(scratch(), "jobs-hint")]);
+    assert.equal(serial.code, 0, serial.stderr);
+    const hints = serial.stderr.split("\n").filter((l) => l.includes("--parallel-jobs 4 runs them at once"));
+    assert.equal(hints.length, 1, serial.stderr);
+    assert.match(hints[0] ?? "", /^note: one task: its 4 repeats run one after another/);
+    const jobsDir = path.join(scratch(), "jobs-at-once");
+    const atOnce = await bench([...base, "--parallel-jobs", "4", "--jobs-dir", jobsDir]);
+    assert.equal(atOnce.code, 0, atOnce.stderr);
+    assert.doesNotMatch(atOnce.stderr, /--parallel-jobs 4 runs them at once/);
+    // The seed's lines, once each, in repeat order, then the summary.
+    const lines = atOnce.stdout.trim().split("\n");
+    assert.deepEqual(
+      lines.slice(0, 4).map((l) => l.split(/\s+/)[0]),
+      ["trial-01", "trial-02", "trial-03", "trial-04"],
+    );
+    assert.match(lines[4] ?? "", /^4 rollout\(s\): 4 passed/);
+    assert.equal(lines.length, 5);
+    const job = await loadJob(path.join(jobsDir, "oracle"));
+    assert.equal(mostAtOnce(job.trials.map(timesOf)), 4);
+  });
+
   it("--max-concurrent-trials bounds the trials of all the run's jobs at once", async () => {
     const tasks = await slowHelloTasks(path.join(scratch(), "tasks-bounded"), ["sleepy"], 3);
     const jobsDir = path.join(scratch(), "jobs-bounded");

@@ -40,8 +40,6 @@ async function manifestGroups(root: string, out: string, norm: "grpo" | "loo") {
     manifest,
     "--group-advantage",
     norm,
-    "--group-by",
-    "task,agent,model",
   ]);
   assert.equal(res.code, 0, res.stderr);
   const m = JSON.parse(fs.readFileSync(manifest, "utf8"));
@@ -60,7 +58,16 @@ async function assertAgree(root: string, out: string, server: ViewServer, norm: 
   ]);
   assert.equal(json.code, 0, json.stderr);
   const s = JSON.parse(json.stdout) as RunSummary;
-  assert.deepEqual(s.group_by, ["task", "agent", "model"]);
+  // Both without --group-by: one default for every reader.
+  assert.deepEqual(s.group_by, [
+    "task",
+    "agent",
+    "model",
+    "run",
+    "task_digest",
+    "policy_version",
+    "sampling",
+  ]);
   assert.equal(s.run.rollouts, manifest.rolloutsSeen);
   assert.deepEqual(
     s.groups.map((g) => g.id),
@@ -152,7 +159,10 @@ describe("bench results: the page's numbers and the manifest's", () => {
     const [table, json] = await Promise.all([bench(["results", root]), bench(["results", root, "--json"])]);
     assert.equal(table.code, 0, table.stderr);
     const s = JSON.parse(json.stdout) as RunSummary;
-    assert.match(table.stdout, /grouped by task,agent,model, advantage grpo/);
+    assert.match(
+      table.stdout,
+      /grouped by task,agent,model,run,task_digest,policy_version,sampling, advantage grpo/,
+    );
     const totals = table.stdout.split("\n")[5] as string;
     assert.deepEqual(totals.trim().split(/\s+/).slice(0, 3), [
       String(s.run.rollouts),

@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { resolveAgent } from "../src/agents/registry.js";
 import { runRollout } from "../src/rollout/run.js";
+import { modelFreeIdentity } from "../src/rollout/types.js";
 import { createNamespaceBackend } from "../src/sandbox/namespace/index.js";
 import type { Sandbox, SandboxBackend } from "../src/sandbox/types.js";
 import { WrittenRolloutResult } from "../src/schemas/result.js";
@@ -89,6 +90,7 @@ describe("separate verifier (namespace sandbox)", () => {
         agentEnv: {},
         verifierHardening: "on",
         record: { sandbox: "namespace", concurrency: 1, trials: 1, policy: null },
+        groupIdentity: modelFreeIdentity("fail", "oracle"),
       },
       job: { dir: jobDir, repeat: "trial-01" },
       task,

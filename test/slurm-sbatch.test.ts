@@ -8,7 +8,7 @@ import { resolveAgent } from "../src/agents/registry.js";
 import { isLeftover, retryExclusion, runComment, sbatchArgs } from "../src/job/slurm/executor.js";
 import { hostAddressFor } from "../src/job/slurm/open.js";
 import { specOf } from "../src/job/slurm/spec.js";
-import type { RolloutPlan } from "../src/rollout/types.js";
+import { modelFreeIdentity, type RolloutPlan } from "../src/rollout/types.js";
 import { sandboxBackends } from "../src/sandbox/index.js";
 import { loadTask } from "../src/task/load.js";
 import { EXAMPLES } from "./testing/bench.js";
@@ -26,6 +26,7 @@ async function helloPlan(): Promise<RolloutPlan> {
       agentEnv: {},
       verifierHardening: "on",
       record: {},
+      groupIdentity: modelFreeIdentity("j1", "oracle"),
     },
     job: { dir: "/shared/jobs/oracle/trial-01/j1", repeat: "trial-01" },
     task,
@@ -123,6 +124,7 @@ describe("the spec a node is given", () => {
     assert.deepEqual(Object.keys(spec.run).sort(), [
       "agent",
       "agentEnv",
+      "groupIdentity",
       "jobName",
       "model",
       "record",

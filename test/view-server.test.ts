@@ -7,7 +7,7 @@ import http from "node:http";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { nameFlags } from "../src/cli/option-flags.js";
-import { writeGroup, writeRollout } from "../src/jobs-dir/testing/job-builder.js";
+import { writeGroup, writePlan, writeRollout } from "../src/jobs-dir/testing/job-builder.js";
 import { tmp } from "../src/jobs-dir/testing/tmp.js";
 import { nameOptionsWith } from "../src/options.js";
 import { startViewServer, type ViewServer } from "../src/view/index.js";
@@ -94,8 +94,9 @@ describe("bench view over HTTP", () => {
     assert.deepEqual(cells(r.body, "rollouts"), ["9"]);
     // Rewards 0,1,0 + 1,1 (one unscored) + 1,1,1: mean over the 8 scored.
     assert.deepEqual(cells(r.body, "mean-reward"), [(6 / 8).toFixed(3)]);
-    // Three trial-NN repeat jobs: the default leaves `job` out, so a group is the repeats.
-    assert.match(r.body, /data-testid="group-key">task,agent,model</);
+    // Three trial-NN repeat jobs of one run: the default groups by the run (never the job), so a
+    // group is the repeats; the key shown is the default's, as convert and stream use it.
+    assert.match(r.body, /data-testid="group-key">task,agent,model,run,task_digest,policy_version,sampling</);
     assert.equal((r.body.match(/<tr data-group-id=/g) ?? []).length, 3);
   });
 
@@ -258,7 +259,8 @@ describe("bench view over HTTP", () => {
         // As bench run writes it: the folder and its config first, result.json renamed in last.
         // A third repeat (a job of its own): in trial-02 it would be a retry of that trial's attempt.
         const job = path.join(live, "bench-agent", "trial-03", "2026-01-01__12-00-00");
-        fs.mkdirSync(job, { recursive: true });
+        // bench run writes the job's plan (evaluation.json, with the run's sampling) before any rollout.
+        writePlan({ dir: job, rollouts: [] }, ["first"]);
         const started = writeRollout(job, { task: "first", reward: 1, result: "missing" });
         const p = path.relative(live, started.dir);
         await until(`"path":"${p}"`);

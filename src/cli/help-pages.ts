@@ -244,7 +244,7 @@ export const SFT_HELP: HelpSections = {
 
 /** --group-by of `bench view` and `bench results`: the run's groups, as `bench train` groups them. */
 export const SUMMARY_GROUP_BY_HELP =
-  "keys from task, agent, model, task_digest, job, policy_version (default task,agent,model,job; without job for the trial-NN jobs of --trials N)";
+  "keys from task, agent, model, task_digest, job, policy_version, run, sampling (default: bench train's, the group identity: task,agent,model,run,task_digest,policy_version,sampling)";
 
 export const VIEW_HELP: HelpSections = {
   notes: [

@@ -55,6 +55,7 @@ export const OPTION_FLAGS: Readonly<Record<string, string>> = {
   "policy.baseUrl": "--base-url",
   "policy.endpointRetries": "--endpoint-retries",
   "policy.failFastCalls": "--fail-fast-calls",
+  "policy.maxEndpointConnections": "--max-endpoint-connections",
   "policy.maxCallMib": "--max-call-mib",
   "policy.maxRecordedMib": "--max-recorded-mib",
   "policy.firstByteTimeoutSec": "--endpoint-first-byte-timeout",

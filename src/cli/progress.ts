@@ -1,64 +1,92 @@
-// While a run goes: one redrawn status line on a terminal, one plain line per finished rollout
-// otherwise (CI logs stay readable).
+// While a run goes: the live view on a terminal (live-view.ts), nothing per rollout otherwise (the
+// result lines say it once, on stdout); the seed's result lines as each repeat job ends, in repeat order.
 import type { EvaluationEvent } from "../job/evaluation.js";
-import { rewardOf } from "../job/summary.js";
-import { formatReward } from "./format.js";
+import type { RolloutResult } from "../schemas/result.js";
+import { rolloutLine } from "./format.js";
+import { LiveView } from "./live-view.js";
 import { printable } from "./terminal-text.js";
 
-export function createProgress(
-  stream: NodeJS.WriteStream,
-  opts: { quiet: boolean },
-): (e: EvaluationEvent) => void {
-  const tty = stream.isTTY === true;
-  let running = 0;
-  let done = 0;
-  let total = 0;
-  let passed = 0;
-  let errored = 0;
-  const t0 = Date.now();
-  const redraw = () => {
-    const secs = ((Date.now() - t0) / 1000).toFixed(1);
-    stream.write(
-      `\r\x1b[2K${done}/${total} done · ${running} running · ${passed} passed · ${errored} errored · ${secs}s`,
-    );
-  };
-  const line = (text: string) => {
-    if (tty) stream.write("\r\x1b[2K");
-    stream.write(`${text}\n`);
-    if (tty && running > 0) redraw();
-  };
-  return (e) => {
-    switch (e.type) {
-      case "plan":
-        total = e.plan.jobs.length * e.plan.tasks.length;
-        if (!opts.quiet) line(`sandbox: ${e.plan.backend.kind} (${e.plan.sandboxReason})`);
-        break;
-      case "warning":
-        line(`warning: ${printable(e.message)}`);
-        break;
-      case "rollout-start":
-        running++;
-        if (tty && !opts.quiet) redraw();
-        break;
-      case "rollout-end": {
-        running--;
-        done++;
-        const reward = rewardOf(e.result);
-        if (reward === 1) passed++;
-        if (reward === null) errored++;
-        if (opts.quiet) break;
-        const verdict =
-          reward === null ? `unscored (${e.result.outcome ?? "error"})` : `reward ${formatReward(reward)}`;
-        const secs = e.result.timing?.total?.toFixed(2) ?? "?";
-        if (tty) redraw();
-        else line(`${e.repeat} ${e.result.rollout_name} ${verdict} (${secs}s)`);
-        break;
+export interface Progress {
+  onEvent(e: EvaluationEvent): void;
+  /** The result lines not printed yet (jobs that never ended, a quiet run), in the run's order. */
+  finish(results: readonly RolloutResult[]): void;
+}
+
+export interface ProgressOptions {
+  quiet: boolean;
+  /** Where the seed's result lines go (stdout); without it they are not printed here. */
+  results?: NodeJS.WriteStream;
+}
+
+export function createProgress(stream: NodeJS.WriteStream, opts: ProgressOptions): Progress {
+  // On a terminal the live view (live-view.ts); elsewhere (a CI log, a pipe) plain lines only.
+  const live = stream.isTTY === true && !opts.quiet ? new LiveView(stream) : null;
+  const above = (out: NodeJS.WritableStream, text: string) =>
+    live ? live.above(out, text) : out.write(`${text}\n`);
+  const lines = new RepeatOrder((r, withTask) => {
+    if (opts.results) above(opts.results, rolloutLine(r, withTask));
+  });
+  return {
+    onEvent(e) {
+      switch (e.type) {
+        case "plan":
+          lines.plan(e.plan.tasks.length > 1);
+          if (!opts.quiet) {
+            above(stream, `sandbox: ${e.plan.backend.kind} (${e.plan.sandboxReason})`);
+            for (const note of e.plan.notes) above(stream, `note: ${printable(note)}`);
+          }
+          break;
+        case "warning":
+          above(stream, `warning: ${printable(e.message)}`);
+          break;
+        case "job-end":
+          if (!opts.quiet) lines.jobEnded(e.outcome.repeat, e.outcome.results);
+          break;
+        default:
+          break;
       }
-      case "job-end":
-        if (tty && running === 0) stream.write("\r\x1b[2K");
-        break;
-      default:
-        break;
-    }
+      live?.onEvent(e);
+    },
+    finish(results) {
+      live?.finish();
+      lines.rest(results);
+    },
   };
+}
+
+/**
+ * The result lines of each repeat job once it ends, in repeat order: with --parallel-jobs a later
+ * repeat may end first, and waits for the ones before it. Each line is printed once.
+ */
+class RepeatOrder {
+  private readonly ended = new Map<number, readonly RolloutResult[]>();
+  private readonly printed = new Set<RolloutResult>();
+  private next = 1;
+  private withTask = false;
+
+  constructor(private readonly print: (r: RolloutResult, withTask: boolean) => void) {}
+
+  plan(withTask: boolean): void {
+    this.withTask = withTask;
+  }
+
+  jobEnded(repeat: string, results: readonly RolloutResult[]): void {
+    const index = Number(/(\d+)$/.exec(repeat)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(index)) return;
+    this.ended.set(index, results);
+    for (let got = this.ended.get(this.next); got; got = this.ended.get(this.next)) {
+      for (const r of got) this.once(r);
+      this.next++;
+    }
+  }
+
+  rest(results: readonly RolloutResult[]): void {
+    for (const r of results) this.once(r);
+  }
+
+  private once(r: RolloutResult): void {
+    if (this.printed.has(r)) return;
+    this.printed.add(r);
+    this.print(r, this.withTask);
+  }
 }

@@ -88,14 +88,24 @@ function jobsTable(jobs: JobLine[]): string[] {
   );
 }
 
+/**
+ * The keys a group's row is labelled with: the task, and the keys whose values differ between the
+ * run's groups (the line above the table names every key, so the same value on each row says nothing).
+ */
+function labelKeys(s: RunSummary): string[] {
+  const keys = [...new Set(s.groups.flatMap((g) => Object.keys(g.key)))];
+  const varying = keys.filter((k) => new Set(s.groups.map((g) => g.key[k] ?? null)).size > 1);
+  const first = keys.includes("task") ? ["task"] : keys.slice(0, 1);
+  return [...first, ...varying.filter((k) => !first.includes(k))];
+}
+
 /** Each group's row, then one indented row per member with its reward and advantage. */
 function groupsTable(s: RunSummary): string[] {
   const rows: string[][] = [];
+  const shown = labelKeys(s);
   for (const g of s.groups) {
     const status = g.withheld ? `withheld: ${g.withheld}` : g.zero_spread ? "zero spread" : "";
-    const key = Object.values(g.key)
-      .map((v) => v ?? "null")
-      .join(" ");
+    const key = shown.map((k) => g.key[k] ?? "null").join(" ");
     rows.push([
       printable(key),
       String(g.rollouts),

@@ -2,14 +2,14 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { SKILL_MODES, type SkillMode } from "../agents/in-sandbox/skills.js";
 import { UserInputError } from "../errors.js";
-import { Evaluation } from "../job/evaluation.js";
+import { Evaluation, type EvaluationEvent } from "../job/evaluation.js";
 import { type EvaluationSettings, planToJson } from "../job/plan.js";
 import { cancelJobsOfThisProcess } from "../job/slurm/executor.js";
 import { removeContainersOfRun } from "../sandbox/container/index.js";
 import type { SandboxChoice } from "../sandbox/select.js";
 import { VERIFIER_ENVIRONMENT_MODES, type VerifierEnvironmentMode } from "../task/verifier-mode.js";
 import { ExitCode } from "./errors.js";
-import { rolloutLine, stoppedLines, summaryLine } from "./format.js";
+import { stoppedLines, summaryLine } from "./format.js";
 import { withHelp } from "./help.js";
 import { RUN_HELP } from "./help-pages.js";
 import {
@@ -63,6 +63,7 @@ interface RunOptions {
   endpointIdleTimeout?: number;
   endpointRetries?: number;
   failFastCalls?: number;
+  maxEndpointConnections?: number;
   maxCallMib?: number;
   maxRecordedMib?: number;
   failFastRollouts?: number;
@@ -173,6 +174,11 @@ function policyFlags(run: Command): Command {
       parseInteger,
     )
     .option("--fail-fast-rollouts <m>", "provider_error rollouts in a row that stop the run", parseInteger)
+    .option(
+      "--max-endpoint-connections <n>",
+      "model calls in flight to the endpoint at once over the whole run (default 64); more wait their turn",
+      parseInteger,
+    )
     .option("--max-call-mib <mib>", "one request body and one answer over this are refused", parseNumber)
     .option(
       "--max-recorded-mib <mib>",
@@ -228,7 +234,8 @@ function executorFlags(run: Command): Command {
 
 async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> {
   const interrupt = new AbortController();
-  const evaluation = evaluationOf(taskOrDir, opts, interrupt.signal);
+  const progress = createProgress(process.stderr, { quiet: opts.quiet === true, results: process.stdout });
+  const evaluation = evaluationOf(taskOrDir, opts, interrupt.signal, progress.onEvent);
   if (opts.dryRun) {
     process.stdout.write(`${JSON.stringify(planToJson(await evaluation.plan()), null, 2)}\n`);
     return 0;
@@ -239,8 +246,8 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
   });
   try {
     const result = await evaluation.run();
-    const withTask = new Set(result.results.map((r) => r.task_name)).size > 1;
-    for (const r of result.results) process.stdout.write(`${rolloutLine(r, withTask)}\n`);
+    // Each repeat's lines went out as it ended; what is left (a quiet run's, a job that never ended) now.
+    progress.finish(result.results);
     process.stdout.write(`${summaryLine(result)}\n`);
     const plan = await evaluation.plan();
     for (const line of stoppedLines(result, plan.jobName)) process.stderr.write(`${line}\n`);
@@ -258,7 +265,12 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
 }
 
 /** The flags as the library's settings; the environment's defaults are read here, in the command. */
-function evaluationOf(taskOrDir: string, opts: RunOptions, signal: AbortSignal): Evaluation {
+function evaluationOf(
+  taskOrDir: string,
+  opts: RunOptions,
+  signal: AbortSignal,
+  onEvent: (e: EvaluationEvent) => void,
+): Evaluation {
   return new Evaluation({
     tasks: taskOrDir,
     agent: opts.agent,
@@ -289,7 +301,7 @@ function evaluationOf(taskOrDir: string, opts: RunOptions, signal: AbortSignal):
     ...executorOf(opts, process.env),
     env: process.env,
     signal,
-    onEvent: createProgress(process.stderr, { quiet: opts.quiet === true }),
+    onEvent,
   });
 }
 
@@ -309,6 +321,7 @@ function policyOf(opts: RunOptions): EvaluationSettings["policy"] {
     idleTimeoutSec: opts.endpointIdleTimeout ?? null,
     endpointRetries: opts.endpointRetries ?? null,
     failFastCalls: opts.failFastCalls ?? null,
+    maxEndpointConnections: opts.maxEndpointConnections ?? null,
     maxCallMib: opts.maxCallMib ?? null,
     maxRecordedMib: opts.maxRecordedMib ?? null,
   };

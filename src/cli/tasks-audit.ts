@@ -47,7 +47,7 @@ export function registerTasksAudit(tasks: Command): void {
         concurrency: opts.concurrency,
         jobsDir: opts.jobsDir ?? null,
         ...(opts.verifierHardening ? { verifierHardening: opts.verifierHardening } : {}),
-        onEvent: createProgress(process.stderr, { quiet: opts.quiet === true || opts.json === true }),
+        onEvent: createProgress(process.stderr, { quiet: opts.quiet === true || opts.json === true }).onEvent,
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : auditText(report));
       if (report.accepted > 0) throw new ExitCode(1);

@@ -69,6 +69,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       firstByteSec: endpoint.firstByteTimeoutSec,
       idleSec: endpoint.idleTimeoutSec,
       answerBytes: bounds.callBytes,
+      connections: endpoint.maxConnections,
     }),
     bounds,
     plan: planCapture(options),
@@ -293,5 +294,9 @@ export function checkEndpointPolicy(endpoint: EndpointPolicy): void {
   if (!Number.isInteger(endpoint.failFastCalls) || endpoint.failFastCalls < 1)
     throw new UserInputError(
       `${opt("policy.failFastCalls")} must be an integer >= 1, not ${endpoint.failFastCalls}`,
+    );
+  if (!Number.isInteger(endpoint.maxConnections) || endpoint.maxConnections < 1)
+    throw new UserInputError(
+      `${opt("policy.maxEndpointConnections")} must be an integer >= 1, not ${endpoint.maxConnections}`,
     );
 }

@@ -61,6 +61,12 @@ export interface EndpointPolicy {
   retries: number;
   /** Consecutive endpoint failures in one rollout that end it as provider_error at once. */
   failFastCalls: number;
+  /**
+   * Calls in flight to the endpoint at once, for the whole run (a job's gateway gets its share when
+   * repeat jobs run at once); more wait their turn. Parallel groups against a hosted API must not set
+   * off a storm of 429s.
+   */
+  maxConnections: number;
 }
 
 export const ENDPOINT_DEFAULTS: EndpointPolicy = {
@@ -68,6 +74,7 @@ export const ENDPOINT_DEFAULTS: EndpointPolicy = {
   idleTimeoutSec: 300,
   retries: 2,
   failFastCalls: 3,
+  maxConnections: 64,
 };
 
 /**

@@ -24,6 +24,8 @@ export interface UpstreamLimits {
   idleSec: number;
   /** Bytes of one answer; more and the call is dropped (GatewayBounds.callBytes). */
   answerBytes: number;
+  /** Connections to the endpoint at once (EndpointPolicy.maxConnections); calls past it queue. */
+  connections?: number;
 }
 
 export class UpstreamClient {
@@ -39,6 +41,7 @@ export class UpstreamClient {
     const url = new URL(baseUrl);
     this.pool = new Pool(url.origin, {
       pipelining: 1,
+      ...(limits.connections ? { connections: limits.connections } : {}),
       keepAliveTimeout: 60_000,
       headersTimeout: 0,
       bodyTimeout: 0,

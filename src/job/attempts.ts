@@ -28,14 +28,19 @@ export async function scanAttempts(jobDir: string): Promise<Map<string, Rollout[
 
 /**
  * Whether resume runs the task again: nothing finished, or what finished was cut short by an
- * interrupt or ended in an infrastructure failure that can pass (the endpoint that was down when the
- * run stopped, a sandbox that did not start). Scored rollouts and the policy's, the task's and the
- * user's failures stand.
+ * interrupt, ended in an infrastructure failure that can pass (the endpoint that was down when the
+ * run stopped, a sandbox that did not start), or in a configuration error (a wrong key or URL: the
+ * run says to fix it and rerun with the job's name, and the rerun must complete the group). Scored
+ * rollouts and the policy's and the task's failures stand.
  */
 export function needsRun(final: Rollout | null): boolean {
   if (final === null || final.resultState !== "present") return true;
   const category = final.outcome.errorCategory;
-  return category === "interrupted" || isRetryable(category, final.outcome.attribution);
+  return (
+    category === "interrupted" ||
+    category === "config_error" ||
+    isRetryable(category, final.outcome.attribution)
+  );
 }
 
 /** Marks an attempt's folder as replaced by the rollout named `by`: it counts in no group. */

@@ -3,6 +3,7 @@
 // another); within a job, `concurrency` rollouts run at once, and every rollout of the run passes one
 // gate of `maxConcurrentTrials`. The CLI's `bench run` is a thin shell around this class.
 import path from "node:path";
+import { endpointPolicyOf } from "../gateway/index.js";
 import { PLAN, SUMMARY } from "../jobs-dir/layout.js";
 import { controlsJudge, controlsWarning } from "../rollout/controls.js";
 import type { ControlsJudge } from "../rollout/types.js";
@@ -20,6 +21,7 @@ import {
   planEvaluation,
   prepareJobsDir,
 } from "./plan.js";
+import type { ResolvedPolicy } from "./policy.js";
 import { type JobOutcome, runJob } from "./run-job.js";
 import { type OpenSlurm, openSlurm } from "./slurm/open.js";
 import { SUMMARY_FLOATS, summarize } from "./summary.js";
@@ -169,7 +171,9 @@ export class Evaluation {
     emit({ type: "job-start", repeat: job.repeat, jobDir: job.dir, tasks: plan.tasks.length });
     const policy = slurm && plan.policy ? slurm.policyFor(plan.policy) : plan.policy;
     const access =
-      policy && plan.model ? await openModelAccess(policy, plan.model, job.plan.trial_index) : null;
+      policy && plan.model
+        ? await openModelAccess(shareOfEndpoint(policy, plan.parallelJobs), plan.model, job.plan.trial_index)
+        : null;
     try {
       return await runJob({
         run: plan,
@@ -182,10 +186,25 @@ export class Evaluation {
         prepareRollout: access?.prepareRollout ?? this.settings.prepareRollout,
         ...(slurm ? { startRollout: slurm.startRollout } : {}),
         onRolloutStart: (info) => emit({ type: "rollout-start", repeat: job.repeat, ...info }),
+        onRolloutPhase: (info) => emit({ type: "rollout-phase", repeat: job.repeat, ...info }),
         onRolloutEnd: (result) => emit({ type: "rollout-end", repeat: job.repeat, result }),
       });
     } finally {
       await access?.close();
     }
   }
+}
+
+/**
+ * Each repeat job has a gateway of its own; with K of them at once, each gets 1/K of the run's bound
+ * on calls to the endpoint, so the run as a whole keeps to it.
+ */
+function shareOfEndpoint(policy: ResolvedPolicy, jobsAtOnce: number): ResolvedPolicy {
+  if (jobsAtOnce <= 1) return policy;
+  const whole = endpointPolicyOf(policy.gateway).maxConnections;
+  const share = Math.max(1, Math.floor(whole / jobsAtOnce));
+  return {
+    ...policy,
+    gateway: { ...policy.gateway, endpoint: { ...policy.gateway.endpoint, maxConnections: share } },
+  };
 }

@@ -14,6 +14,7 @@ import type { JobRef } from "../rollout/types.js";
 import { networkFix, networkUnavailableReason } from "../sandbox/namespace/netns.js";
 import { type SandboxChoice, selectBackend } from "../sandbox/select.js";
 import type { SandboxBackend } from "../sandbox/types.js";
+import { type GroupSampling, identityDifferences, NO_SAMPLING } from "../schemas/group-identity.js";
 import { EvaluationPlan, type RolloutResult } from "../schemas/result.js";
 import { taskDigest } from "../task/digest.js";
 import { discoverTasks } from "../task/discover.js";
@@ -37,6 +38,7 @@ export type EvaluationEvent =
   | { type: "warning"; message: string }
   | { type: "job-start"; repeat: string; jobDir: string; tasks: number }
   | { type: "rollout-start"; repeat: string; task: string; rolloutName: string }
+  | { type: "rollout-phase"; repeat: string; task: string; rolloutName: string; phase: string }
   | { type: "rollout-end"; repeat: string; result: RolloutResult }
   | { type: "job-end"; outcome: JobOutcome }
   | { type: "stopped"; stopped: Stopped; notStarted: number; jobName: string };
@@ -113,6 +115,8 @@ export interface PlannedEvaluation extends JobRun {
   failFastRollouts: number;
   jobs: PlannedJob[];
   warnings: string[];
+  /** What the run would do better another way (the --parallel-jobs hint): said once, not a warning. */
+  notes: string[];
   /** The policy behind the gateway, for agents that call a model. */
   policy: ResolvedPolicy | null;
   /** Where the rollouts run, as the settings gave it (--dry-run shows it). */
@@ -243,7 +247,14 @@ async function checkSandbox(
 /** One job per repeat, each with its plan; a job folder that exists is resumed (checked here). */
 async function jobsOf(
   s: EvaluationSettings,
-  run: { agent: Agent; model: string | null; backend: SandboxBackend; tasks: JobTask[] },
+  run: {
+    agent: Agent;
+    model: string | null;
+    backend: SandboxBackend;
+    tasks: JobTask[];
+    policyVersion: string | null;
+    sampling: GroupSampling;
+  },
   counts: ReturnType<typeof countsOf>,
   warnings: string[],
 ): Promise<{ jobsDir: string; jobName: string; jobs: PlannedJob[] }> {
@@ -269,6 +280,8 @@ async function jobsOf(
       retry_attempts: counts.retryAttempts,
       agent_env_keys: Object.keys(s.agentEnv ?? {}).sort(),
       created_at: new Date().toISOString(),
+      policy_version: run.policyVersion,
+      sampling: run.sampling,
     };
     const resume = await checkResumable(dir, plan, warnings);
     jobs.push({ repeat, dir, resume, plan });
@@ -297,7 +310,14 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     : await selectBackend(s.sandbox ?? "auto");
   if (unusedModel) warnings.push(unusedModel);
   await checkSandbox(backend, reason, tasks, warnings);
-  const { jobsDir, jobName, jobs } = await jobsOf(s, { agent, model, backend, tasks }, counts, warnings);
+  const sampling = samplingOfPolicy(policy);
+  const policyVersion = policy?.record.policy_version ?? null;
+  const { jobsDir, jobName, jobs } = await jobsOf(
+    s,
+    { agent, model, backend, tasks, policyVersion, sampling },
+    counts,
+    warnings,
+  );
   const hardening = verifierHardening(s.verifierHardening);
   // What every rollout's config.json records of the run (no secrets).
   const record = {
@@ -328,12 +348,38 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     tasks,
     jobs,
     warnings,
+    notes: parallelJobsHint(tasks.length, counts),
     record,
     verifierHardening: hardening,
     policy,
     agentEnv,
     executor: s.executor ?? { kind: "local" },
+    groupIdentity: { run: jobName, agent: agent.name, model, policy_version: policyVersion, sampling },
   };
+}
+
+/** The sampling part of the group identity: what the run set (a control agent's is none). */
+function samplingOfPolicy(policy: ResolvedPolicy | null): GroupSampling {
+  const s = policy?.record.sampling;
+  if (!s) return { ...NO_SAMPLING };
+  return {
+    temperature: s.temperature,
+    top_p: s.top_p,
+    max_tokens: s.max_tokens,
+    reasoning_effort: s.reasoning_effort ?? null,
+    seed_base: s.seed ?? null,
+  };
+}
+
+/**
+ * The seed's repeats run one after another, each a job of its own, and -j runs a job's trials at
+ * once: with one task, -j has nothing to run beside the one trial. Said once, with what does help.
+ */
+function parallelJobsHint(tasks: number, c: { trials: number; parallelJobs: number }): string[] {
+  if (tasks !== 1 || c.trials < 2 || c.parallelJobs > 1) return [];
+  return [
+    `one task: its ${c.trials} repeats run one after another (each is a job of its own, and ${opt("concurrency")} runs the trials of one job at once); ${opt("parallelJobs", String(c.trials))} runs them at once`,
+  ];
 }
 
 /** Rollouts that can run at once in the whole run: -j per job, jobs at once, under the run's bound. */
@@ -436,6 +482,22 @@ async function checkResumable(jobDir: string, plan: EvaluationPlan, warnings: st
       `job ${plan.job_name} (${plan.trial}) was planned for ${mismatch}; this run differs. Use another ${opt("jobName")} to start a new job.`,
     );
   }
+  // A resume adds rollouts to the job's groups: a new policy version or new sampling would mix them.
+  // Plans written before the identity was recorded do not say; the endpoint may always change.
+  if (was.sampling !== undefined && was.policy_version !== undefined) {
+    const differs = identityDifferences(
+      { model: was.model, policy_version: was.policy_version, sampling: was.sampling },
+      {
+        model: plan.model,
+        policy_version: plan.policy_version ?? null,
+        sampling: plan.sampling ?? NO_SAMPLING,
+      },
+    );
+    if (differs.length > 0)
+      throw new UserInputError(
+        `job ${plan.job_name} (${plan.trial}) was planned with another group identity: ${differs.join(", ")}. Its rollouts would join groups of a different policy or sampling; rerun with the job's settings, or give the new ones a new ${opt("jobName")}.`,
+      );
+  }
   for (const t of plan.tasks) {
     const before = was.tasks.find((w) => w.name === t.name);
     if (before && before.digest !== t.digest) {
@@ -498,6 +560,7 @@ export function planToJson(plan: PlannedEvaluation): Record<string, unknown> {
           }
         : { kind: "local" },
     warnings: plan.warnings,
+    notes: plan.notes,
     jobs: plan.jobs.map((j) => ({ trial: j.repeat, job_dir: j.dir, resume: j.resume, plan: j.plan })),
   };
 }

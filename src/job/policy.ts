@@ -36,6 +36,8 @@ export interface PolicySettings {
   endpointRetries?: number | null;
   /** Consecutive endpoint failures that end a rollout as provider_error at once (default 3). */
   failFastCalls?: number | null;
+  /** Calls to the endpoint in flight at once over the whole run (default 64); more wait their turn. */
+  maxEndpointConnections?: number | null;
   /** MiB of one request body and of one answer; more is refused (default 64). */
   maxCallMib?: number | null;
   /** MiB of one rollout's recorded calls (its llm_trajectory.jsonl); a call that would go over is refused (default 1024). */
@@ -59,6 +61,7 @@ export const POLICY_SETTINGS: Record<keyof PolicySettings, true> = {
   idleTimeoutSec: true,
   endpointRetries: true,
   failFastCalls: true,
+  maxEndpointConnections: true,
   maxCallMib: true,
   maxRecordedMib: true,
 };
@@ -179,6 +182,7 @@ export function resolvePolicy(
       idle_timeout_sec: endpoint.idleTimeoutSec,
       retries_429_503: endpoint.retries,
       fail_fast_calls: endpoint.failFastCalls,
+      max_connections: endpoint.maxConnections,
     },
     bounds: {
       max_call_mib: bounds.callBytes / MIB,
@@ -204,6 +208,9 @@ function limitsOf(
       retries: s.endpointRetries ?? numberFrom("BENCHFLOW_ENDPOINT_RETRIES", env.BENCHFLOW_ENDPOINT_RETRIES),
       failFastCalls:
         s.failFastCalls ?? numberFrom("BENCHFLOW_FAIL_FAST_CALLS", env.BENCHFLOW_FAIL_FAST_CALLS),
+      maxConnections:
+        s.maxEndpointConnections ??
+        numberFrom("BENCHFLOW_MAX_ENDPOINT_CONNECTIONS", env.BENCHFLOW_MAX_ENDPOINT_CONNECTIONS),
     },
     bounds: {
       callBytes: mibToBytes(s.maxCallMib ?? numberFrom("BENCHFLOW_MAX_CALL_MIB", env.BENCHFLOW_MAX_CALL_MIB)),

@@ -50,6 +50,8 @@ export interface JobSpec {
   /** The run's judge of verifier failures (rollout/controls.ts); absent: they stay masked. */
   controls?: ControlsJudge;
   onRolloutStart?(info: { task: string; rolloutName: string }): void;
+  /** A rollout's phase as it begins (RolloutPlan.onPhase). */
+  onRolloutPhase?(info: { task: string; rolloutName: string; phase: string }): void;
   onRolloutEnd?(result: RolloutResult): void;
   deferCleanup?(work: Promise<void>): void;
 }
@@ -192,6 +194,8 @@ async function runOne(
     signal: spec.signal,
     warn: spec.warn,
     deferCleanup: spec.deferCleanup,
+    onPhase: (phase) =>
+      spec.onRolloutPhase?.({ task: jobTask.task.name, rolloutName: ids.rolloutName, phase }),
     hooks,
     ...(spec.controls ? { controls: spec.controls } : {}),
   };

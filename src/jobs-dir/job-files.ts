@@ -5,6 +5,7 @@ import { promises as fs } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { type GroupSampling, samplingOf } from "../schemas/group-identity.js";
 import { JobSummary } from "../schemas/result.js";
 import { pidAlive } from "../util/process.js";
 import { LOCK, PLAN, SUMMARY } from "./layout.js";
@@ -18,6 +19,11 @@ export interface PlanFacts {
   tasks: Array<{ name: string; digest: string | null }>;
   /** Retries of an infrastructure failure the run allowed (0 when the plan does not say). */
   retryAttempts: number;
+  /** The name the run's repeat jobs share (ours record it); null when the plan does not say. */
+  jobName: string | null;
+  /** The run's --policy-version and sampling, when the plan records them (older plans do not). */
+  policyVersion: string | null;
+  sampling: GroupSampling | null;
 }
 
 /** The facts, read from a plan of any writer: a field missing or of another type reads as unknown. */
@@ -33,6 +39,9 @@ const PlanRead = z.object({
     )
     .catch([]),
   retry_attempts: z.number().catch(0),
+  job_name: z.string().min(1).nullable().catch(null),
+  policy_version: z.string().min(1).nullable().catch(null),
+  sampling: z.unknown().optional(),
 });
 
 export async function readPlan(jobDir: string): Promise<PlanFacts | null> {
@@ -44,6 +53,9 @@ export async function readPlan(jobDir: string): Promise<PlanFacts | null> {
     model: p.model,
     tasks: p.tasks.filter((t) => t !== null),
     retryAttempts: p.retry_attempts,
+    jobName: p.job_name,
+    policyVersion: p.policy_version,
+    sampling: samplingOf(p.sampling),
   };
 }
 

@@ -8,6 +8,7 @@
 // read from the folder when asked for (readResult, readRolloutExchanges or withCalls, readRolloutConfig).
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { samplingKey, samplingOf } from "../schemas/group-identity.js";
 import type { AgentResult, RolloutExecutor, RolloutResult } from "../schemas/result.js";
 import { type CallFacts, callFactsOf } from "./calls.js";
 import { type Exchange, readExchanges } from "./exchange.js";
@@ -43,6 +44,19 @@ export interface Rollout {
   taskDigest: string | null;
   /** The policy version result.json records (bench run --policy-version), else null. */
   policyVersion: string | null;
+  /**
+   * The result records the run's policy version in its group identity (null there: the run stamped
+   * none): the version is that, not what the calls name.
+   */
+  policyVersionStamped: boolean;
+  /**
+   * The run it belongs to: the name its repeat jobs share, as recorded (group_identity, the plan, an
+   * older result's job_name), else the job of a trial-NN folder; null when nothing says (a job of
+   * upstream's without repeats): readers then let its job stand for its run, as upstream groups.
+   */
+  run: string | null;
+  /** The run's sampling as the `sampling` group key (samplingKey), null when nothing records it. */
+  sampling: string | null;
 
   /** The attempt number the writer recorded (1 for the first), else the folder name's `-aK`. */
   attempt: number | null;
@@ -120,9 +134,33 @@ async function resultOf(dir: string, read: ResultRead, plan: PlanFacts | null, i
   return { state, result, problem, config, inferred, ignored };
 }
 
-function policyVersionOf(result: RolloutResult | null): string | null {
+function policyVersionOf(
+  result: RolloutResult | null,
+  identity: Record<string, unknown> | null,
+): string | null {
+  if (identity && "policy_version" in identity) return str(identity.policy_version);
   const own = (result as Record<string, unknown> | null)?.policy_version;
   return typeof own === "string" || typeof own === "number" ? String(own) : null;
+}
+
+const record = (v: unknown): Record<string, unknown> | null =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+
+/** The run, by the first source that says: see Rollout.run. */
+function runOf(
+  result: RolloutResult | null,
+  identity: Record<string, unknown> | null,
+  job: Job,
+): string | null {
+  const own = result as Record<string, unknown> | null;
+  // Our results name their run twice over (job_name beside trial); upstream's name neither.
+  const ours = str(own?.trial) !== null ? str(own?.job_name) : null;
+  return str(identity?.run) ?? ours ?? job.plan?.jobName ?? (job.repeat !== null ? job.name : null);
+}
+
+function samplingKeyOf(identity: Record<string, unknown> | null, plan: PlanFacts | null): string | null {
+  const sampling = samplingOf(identity?.sampling) ?? plan?.sampling ?? null;
+  return sampling ? samplingKey(sampling) : null;
 }
 
 export async function readRollout(dir: string, ctx: ReadContext): Promise<Rollout> {
@@ -142,6 +180,7 @@ export async function readRollout(dir: string, ctx: ReadContext): Promise<Rollou
   const groupAttempt = groupAttemptOf(name);
   const outcome = outcomeOfResult(result);
   const task = str(result?.task_name) ?? taskOfRolloutName(name);
+  const identity = record((result as Record<string, unknown> | null)?.group_identity);
   const rel = path.relative(ctx.root, dir);
   return {
     name,
@@ -156,7 +195,10 @@ export async function readRollout(dir: string, ctx: ReadContext): Promise<Rollou
       str(result?.task_digest) ??
       str(plan?.tasks?.find((t) => t.name === task)?.digest) ??
       str(config?.task_digest),
-    policyVersion: policyVersionOf(result),
+    policyVersion: policyVersionOf(result, identity),
+    policyVersionStamped: identity !== null && "policy_version" in identity,
+    run: runOf(result, identity, ctx.job),
+    sampling: samplingKeyOf(identity, plan),
     attempt: typeof result?.attempt === "number" ? result.attempt : (groupAttempt?.attempt ?? null),
     member: groupAttempt?.member ?? null,
     replaces: str(result?.replaces),

@@ -16,7 +16,7 @@ import type { RolloutResult } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 import { readJsonIfExists, writeJsonAtomic } from "../util/fs.js";
 import { runRollout } from "./run.js";
-import type { ControlsJudge, RunConfig } from "./types.js";
+import { type ControlsJudge, modelFreeIdentity, type RunConfig } from "./types.js";
 
 export const CONTROLS_DIR = ".controls";
 /** Each control this many times: a verifier that fails now and then on clean runs must be caught. */
@@ -108,7 +108,14 @@ async function controlRollout(
 ): Promise<RolloutResult> {
   const repeat = `control-${String(i + 1).padStart(2, "0")}`;
   return runRollout({
-    run: { ...run, jobName: path.basename(dir), agent, model: null, agentEnv: {} },
+    run: {
+      ...run,
+      jobName: path.basename(dir),
+      agent,
+      model: null,
+      agentEnv: {},
+      groupIdentity: modelFreeIdentity(path.basename(dir), agent.name),
+    },
     job: { dir, repeat },
     task,
     taskDigest,

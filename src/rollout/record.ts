@@ -116,6 +116,11 @@ export function resultOf(
     trial: plan.job.repeat,
     attempt: plan.attempt,
     replaces: plan.replaces,
+    group_identity: {
+      ...plan.run.groupIdentity,
+      task: plan.task.name,
+      task_digest: plan.taskDigest,
+    },
   };
   return completeResult(base, {
     usage,

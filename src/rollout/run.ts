@@ -18,10 +18,15 @@ import { recordRollout, writeConfig } from "./record.js";
 import type { RolloutState } from "./state.js";
 import { runSteps, stepView } from "./steps.js";
 import { type RolloutPlan, rolloutDirOf } from "./types.js";
-import { judgeVerifierFailure, verifyRollout } from "./verify.js";
+import { judgeVerifierFailure, type Phase, verifyRollout } from "./verify.js";
 
 export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
   const rolloutDir = rolloutDirOf(plan);
+  // Each phase says when it begins, for whoever watches the run.
+  const phase: Phase = (state, name, work) => {
+    plan.onPhase?.(name);
+    return timed(state, name, work);
+  };
   const startedAt = new Date();
   const state: RolloutState = {
     sandbox: null,
@@ -46,6 +51,7 @@ export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
     if (plan.run.agent.setup) await phase(state, "agent_setup", () => setupAgent(plan, ctx));
     if (plan.task.steps?.length) {
       // One sandbox, one agent setup; each step runs its agent and verifier (steps.ts).
+      plan.onPhase?.("agent_execution");
       await runSteps(plan, ctx, state, rolloutDir, runAgent);
     } else {
       await enterPhaseNetwork(plan, state, "agent");
@@ -92,7 +98,7 @@ export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
   return recordRollout(plan, state, startedAt);
 }
 
-async function phase(state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
+async function timed(state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>): Promise<void> {
   const t0 = Date.now();
   try {
     await work();

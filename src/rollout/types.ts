@@ -3,6 +3,7 @@ import type { Agent, ModelAccess } from "../agents/types.js";
 import type { ModelWitness, RolloutUsage } from "../gateway/index.js";
 import type { PolicyEndpoint, SandboxBackend } from "../sandbox/types.js";
 import type { VerifierVerdict } from "../schemas/attribution.js";
+import { type GroupIdentity, NO_SAMPLING } from "../schemas/group-identity.js";
 import type { RolloutExecutor } from "../schemas/result.js";
 import type { Task } from "../task/types.js";
 
@@ -22,6 +23,15 @@ export interface RunConfig {
   verifierHardening: "on" | "off";
   /** What every rollout's config.json records of the run (no secrets). */
   record: Record<string, unknown>;
+  /** The run's part of each rollout's group identity (the task adds its name and digest). */
+  groupIdentity: RunGroupIdentity;
+}
+
+export type RunGroupIdentity = Omit<GroupIdentity, "task" | "task_digest">;
+
+/** The group identity of a run whose agent calls no model (a control, a test's oracle run). */
+export function modelFreeIdentity(run: string, agent: string): RunGroupIdentity {
+  return { run, agent, model: null, policy_version: null, sampling: { ...NO_SAMPLING } };
 }
 
 /** The repeat job a rollout runs in. */
@@ -86,6 +96,8 @@ export interface RolloutPlan {
   deferCleanup?(work: Promise<void>): void;
   /** Called once per warning that the user should see (deduplicated by the job). */
   warn(message: string): void;
+  /** Each phase as it begins (environment_setup, agent_execution, verifier, ...): the live view shows it. */
+  onPhase?(phase: string): void;
   /** Asked when the verifier fails after the policy acted; absent (a control itself): the failure stays masked. */
   controls?: ControlsJudge;
 }

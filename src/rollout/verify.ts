@@ -16,7 +16,7 @@ import { runSeparateVerifier, verifyStepApart } from "./separate-verifier.js";
 import type { RolloutState } from "./state.js";
 import type { RolloutPlan } from "./types.js";
 
-type Phase = (state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>) => Promise<void>;
+export type Phase = (state: RolloutState, name: keyof TimingInfo, work: () => Promise<void>) => Promise<void>;
 
 /** Runs the one-step task's verifier into state.verifier; throws what the verifier's infrastructure threw. */
 export async function verifyRollout(

@@ -3,8 +3,10 @@
 // know, because job folders written by upstream carry more. Each read form has a `Written` form
 // beside it: what we write, exactly (unknown keys refused, categories from outcome.ts); the
 // published JSON Schemas (schemas/*.json) are generated from the written forms.
+
 import { z } from "zod";
 import { Attribution, AttributionReason, VerifierVerdict } from "./attribution.js";
+import { GroupIdentity, GroupSampling } from "./group-identity.js";
 import { AgentErrorCategory, VerifierErrorCategory } from "./outcome.js";
 
 export const Rewards = z.object({ reward: z.number() }).catchall(z.unknown());
@@ -206,6 +208,8 @@ export const WrittenRolloutResult = z
     trial: z.string(),
     attempt: z.number().int(),
     replaces: z.string().nullable(),
+    /** The facts its default group is keyed on (schemas/group-identity.ts). */
+    group_identity: GroupIdentity,
     // The model calls of the rollout (job/model-access.ts), when the agent calls a model.
     n_model_calls: z.number().int().optional(),
     n_failed_model_calls: z.number().int().optional(),
@@ -276,6 +280,9 @@ export const EvaluationPlan = z
     /** Names only: values may be secrets. */
     agent_env_keys: z.array(z.string()).default([]),
     created_at: z.string(),
+    /** The group identity a resume must keep (older plans lack them: not checked then). */
+    policy_version: z.string().nullable().optional(),
+    sampling: GroupSampling.optional(),
   })
   .loose();
 export type EvaluationPlan = z.infer<typeof EvaluationPlan>;
@@ -283,6 +290,8 @@ export const WrittenEvaluationPlan = z.strictObject({
   ...EvaluationPlan.shape,
   tasks: z.array(z.strictObject({ name: z.string(), path: z.string(), digest: z.string() })),
   agent_env_keys: z.array(z.string()),
+  policy_version: z.string().nullable(),
+  sampling: GroupSampling,
 });
 
 /** `.evaluation.lock`: present while a process runs the job. */

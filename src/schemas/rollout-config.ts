@@ -38,6 +38,10 @@ export const PolicyRecord = z.strictObject({
     idle_timeout_sec: z.number(),
     retries_429_503: z.number(),
     fail_fast_calls: z.number(),
+    max_connections: z
+      .number()
+      .optional()
+      .describe("--max-endpoint-connections: calls in flight to the endpoint at once over the run"),
   }),
   bounds: z
     .strictObject({

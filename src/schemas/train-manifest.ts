@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { Attribution, AttributionReason } from "./attribution.js";
-import { GroupByKey, NormalisationName, ScoreOutcomeName, WithheldReason } from "./train-rows.js";
+import { GroupBlock, GroupByKey, NormalisationName, ScoreOutcomeName, WithheldReason } from "./train-rows.js";
 
 export const SKIP_REASONS = [
   "skipped_retried",
@@ -85,6 +85,7 @@ export const ManifestGroup = z.object({
       "the outcome categories (provider_error, config_error, task_error, verifier_failure, ...) of the members that withheld the group; empty when it is not withheld",
     ),
   vector_names_differ: z.literal(true).optional(),
+  mixed: GroupBlock.shape.mixed,
   members: z.array(GroupMember),
 });
 export type ManifestGroup = z.infer<typeof ManifestGroup>;

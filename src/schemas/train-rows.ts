@@ -5,10 +5,35 @@
 import { z } from "zod";
 import { Attribution, AttributionReason } from "./attribution.js";
 
-export const GROUP_BY_KEYS = ["task", "agent", "model", "task_digest", "job", "policy_version"] as const;
+export const GROUP_BY_KEYS = [
+  "task",
+  "agent",
+  "model",
+  "task_digest",
+  "job",
+  "policy_version",
+  "run",
+  "sampling",
+] as const;
 export const GroupByKey = z.enum(GROUP_BY_KEYS);
 export type GroupByKey = z.infer<typeof GroupByKey>;
-export const DEFAULT_GROUP_BY: GroupByKey[] = ["task", "agent", "model", "job"];
+/**
+ * Every reader's default: the rollouts of one run, task version, agent, model, policy version and
+ * sampling (the group identity, schemas/group-identity.ts). Upstream's default is UPSTREAM_GROUP_BY.
+ */
+export const DEFAULT_GROUP_BY: GroupByKey[] = [
+  "task",
+  "agent",
+  "model",
+  "run",
+  "task_digest",
+  "policy_version",
+  "sampling",
+];
+export const UPSTREAM_GROUP_BY: GroupByKey[] = ["task", "agent", "model", "job"];
+/** The identity keys an explicit --group-by may leave out: a group they split is named as mixed. */
+export const MIX_KEYS = ["task_digest", "policy_version", "sampling"] as const;
+export type MixKey = (typeof MIX_KEYS)[number];
 
 /** Why a whole group gives no rows and no advantages (the seed's rules). */
 export const WITHHELD_REASONS = [
@@ -45,6 +70,12 @@ export const GroupBlock = z
       .literal(true)
       .optional()
       .describe("--reward-vector: the members' reward vectors name different components"),
+    mixed: z
+      .array(z.enum(MIX_KEYS))
+      .optional()
+      .describe(
+        "an explicit --group-by put together rollouts that differ in these (task versions, policy versions, sampling)",
+      ),
   })
   .meta({ title: "benchflow train group block", description: "How a row's advantage was made." });
 export type GroupBlock = z.infer<typeof GroupBlock>;

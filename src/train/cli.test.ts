@@ -83,6 +83,9 @@ describe("bench train (the seed's console lines)", () => {
       "train/x.jsonl",
       "--group-advantage",
       "loo",
+      // Upstream's default: each trial-NN job a group of one, so the single-scored clause shows.
+      "--group-by",
+      "task,agent,model,job",
     );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(

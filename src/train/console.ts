@@ -14,6 +14,7 @@ export function convertLines(res: ConvertResult, out: string): string[] {
     const total = withheld.reduce((a, [, n]) => a + (n ?? 0), 0);
     line += `; ${total} group(s) withheld (${withheld.map(([r, n]) => `${r}: ${n}`).join(", ")})`;
   }
+  if (g.mixed) line += `; ${g.mixed}`;
   lines.push(`${line}.`);
   return lines;
 }

@@ -54,8 +54,20 @@ describe("bench train convert exit codes", () => {
     assert.equal(bench("convert", "jobs/good").code, 2, "--out is required");
   });
 
-  it("with the default --group-by over trial-NN jobs, one warning line names the fix", () => {
-    const r = bench("convert", "jobs/good", "--out", "train/split.jsonl", "--group-advantage", "grpo");
+  it("without --group-by the trial-NN jobs form their run's group; upstream's task,agent,model,job warns once with the fix", () => {
+    const quiet = bench("convert", "jobs/good", "--out", "train/run.jsonl", "--group-advantage", "grpo");
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stderr, /trial-NN/);
+    const r = bench(
+      "convert",
+      "jobs/good",
+      "--out",
+      "train/split.jsonl",
+      "--group-advantage",
+      "grpo",
+      "--group-by",
+      "task,agent,model,job",
+    );
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stderr.split("\n").filter((l) => l.includes("trial-NN"));
     assert.equal(lines.length, 1, r.stderr);

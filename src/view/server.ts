@@ -88,7 +88,7 @@ function routeRunPages(app: Hono, index: RunIndex, r: Responder): void {
   app.get("/groups/:id", (c) => {
     try {
       const norm = r.advantageOf(c);
-      const by = groupByFor(index, r.groupByOf(c));
+      const by = groupByFor(r.groupByOf(c));
       const id = c.req.param("id");
       const g = groupsOf(index, by, norm).find((x) => x.urlId === id);
       if (!g) return r.send(c, "no such group", missingGroup(id), 404);
@@ -182,7 +182,7 @@ export async function startViewServer(opts: ViewServerOptions): Promise<ViewServ
   // partial for a small run); a larger one answers at once and its pages fill in as it is read.
   if (index.progress.total <= WAIT_FOR_INDEX) await index.ready;
   // A bad --group-by is the user's to fix before the server starts.
-  groupByFor(index, opts.groupBy);
+  groupByFor(opts.groupBy);
   const { app, notify, listeners } = buildApp(index, opts);
   const offProgress = index.onChange(notify);
   const watcher = watchIndex(index, () => undefined, { forcePoll: opts.poll });

@@ -31,7 +31,7 @@ export function registerConvert(train: Command): void {
     .option("--format <format>", "prime-sft, trl-sft, tokens or branch-tree", "prime-sft")
     .option("--row-mode <mode>", "rollout (the last model call) or exchange (every model call)", "rollout")
     .option("--group-advantage <kind>", "add advantages and a group block: grpo or loo")
-    .option("--group-by <keys>", GROUP_BY_HELP, "task,agent,model,job")
+    .option("--group-by <keys>", GROUP_BY_HELP)
     .option(
       "--min-reward <x>",
       "write rows only for rollouts with at least this reward (after the advantages)",

@@ -2,7 +2,8 @@
 import type { TokenizerFlags } from "../../train/tokenizer/options.js";
 import { numberFlag } from "../options.js";
 
-export const GROUP_BY_HELP = "keys from task, agent, model, task_digest, job, policy_version";
+export const GROUP_BY_HELP =
+  "keys from task, agent, model, task_digest, job, policy_version, run, sampling (default: the group identity, task,agent,model,run,task_digest,policy_version,sampling; upstream's was task,agent,model,job)";
 
 export const TOKENIZER_HELP = "a folder or tokenizer.json, or a Hugging Face model id in the local HF cache";
 

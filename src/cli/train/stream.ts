@@ -27,7 +27,7 @@ export function registerStream(train: Command): void {
       "--group-size <n>",
       "hold a group's rollouts until n have finished, then print them with advantages",
     )
-    .option("--group-by <keys>", GROUP_BY_HELP, "task,agent,model,job")
+    .option("--group-by <keys>", GROUP_BY_HELP)
     .option("--group-advantage <kind>", "grpo or loo", "grpo")
     .option("--poll-interval <seconds>", "how often to look when file-system events are missed", "1")
     .option("--timeout <seconds>", "stop after this long (exit 3)")

@@ -11,7 +11,7 @@ import type { PolicyEndpoint, SandboxKind } from "../../sandbox/types.js";
 
 export interface RolloutRunSpec
   extends Pick<RolloutPlan, "job" | "task" | "taskDigest" | "rolloutName" | "attempt" | "replaces"> {
-  schema_version: 2;
+  schema_version: 3;
   /** The run's configuration, with its agent by registry name and its sandbox by kind. */
   run: Omit<RunConfig, "agent" | "backend"> & {
     agent: string;
@@ -37,7 +37,7 @@ export function specOf(plan: RolloutPlan): RolloutRunSpec {
   // Field by field: the object behind plan.run is the whole run's (job/plan.ts), the policy's key included.
   const { run } = plan;
   return {
-    schema_version: 2,
+    schema_version: 3,
     run: {
       jobName: run.jobName,
       agent: run.agent.name,
@@ -46,6 +46,7 @@ export function specOf(plan: RolloutPlan): RolloutRunSpec {
       agentEnv: run.agentEnv,
       verifierHardening: run.verifierHardening,
       record: run.record,
+      groupIdentity: run.groupIdentity,
     },
     job: { dir: plan.job.dir, repeat: plan.job.repeat },
     task: plan.task,
@@ -80,7 +81,7 @@ export async function readSpec(file: string): Promise<RolloutRunSpec> {
     throw new Error(`${file}: not a readable trial spec (${(err as Error).message})`);
   }
   const spec = raw as Partial<RolloutRunSpec>;
-  if (spec.schema_version !== 2 || !spec.task || !spec.rolloutName || !spec.job?.dir || !spec.run)
-    throw new Error(`${file}: not a trial spec written by this version of bench (schema_version 2)`);
+  if (spec.schema_version !== 3 || !spec.task || !spec.rolloutName || !spec.job?.dir || !spec.run)
+    throw new Error(`${file}: not a trial spec written by this version of bench (schema_version 3)`);
   return spec as RolloutRunSpec;
 }

@@ -3,9 +3,13 @@
 import { UserInputError } from "../../errors.js";
 import { opt } from "../../options.js";
 import {
+  DEFAULT_GROUP_BY,
   GROUP_BY_KEYS,
   type GroupBlock,
   type GroupByKey,
+  MIX_KEYS,
+  type MixKey,
+  UPSTREAM_GROUP_BY,
   WITHHELD_REASONS,
   type WithheldReason,
 } from "../../schemas/train-rows.js";
@@ -34,29 +38,59 @@ export function parseGroupBy(value: string | readonly string[], flag = opt("grou
 export interface GroupKey {
   id: string;
   key: Record<string, string | null>;
+  /** The keys used: `by`, or upstream's default for a rollout whose run nothing names (keysFor). */
+  by: readonly GroupByKey[];
 }
 
-export function groupKeyOf(
-  r: Pick<Rollout, "task" | "agent" | "model" | "taskDigest" | "job">,
-  by: readonly GroupByKey[],
-  policyVersion: string | null = null,
-): GroupKey {
-  const values: Record<GroupByKey, string | null> = {
+type Keyed = Pick<Rollout, "task" | "agent" | "model" | "taskDigest" | "job" | "run" | "sampling">;
+
+const isDefault = (by: readonly GroupByKey[]): boolean =>
+  by.length === DEFAULT_GROUP_BY.length && by.every((k, i) => k === DEFAULT_GROUP_BY[i]);
+
+/**
+ * The keys a rollout is grouped by: `by`, except that under the default a rollout whose run nothing
+ * names (upstream's folders record none, and their layout did not tell) is grouped as upstream
+ * groups it, so upstream's folders keep upstream's groups and ids.
+ */
+export function keysFor(r: Pick<Keyed, "run">, by: readonly GroupByKey[]): readonly GroupByKey[] {
+  return r.run === null && isDefault(by) ? UPSTREAM_GROUP_BY : by;
+}
+
+/** A rollout's value of each key; an explicit `run` key falls back to its job where nothing names the run. */
+function keyValues(r: Keyed, policyVersion: string | null): Record<GroupByKey, string | null> {
+  return {
     task: r.task,
     agent: r.agent,
     model: r.model,
     task_digest: r.taskDigest,
     job: r.job.id,
     policy_version: policyVersion,
+    run: r.run ?? `job:${r.job.id}`,
+    sampling: r.sampling,
   };
-  const key: Record<string, string | null> = {};
-  for (const k of by) key[k] = values[k];
-  return { id: by.map((k) => `${k}=${values[k] ?? "null"}`).join("|"), key };
 }
 
-/** The policy_version key: the result's own field, else every version its calls name, joined. */
-export function policyVersionKey(r: Pick<Rollout, "policyVersion" | "calls">): string | null {
-  if (r.policyVersion) return r.policyVersion;
+export function groupKeyOf(
+  r: Keyed,
+  asked: readonly GroupByKey[],
+  policyVersion: string | null = null,
+): GroupKey {
+  const by = keysFor(r, asked);
+  const values = keyValues(r, policyVersion);
+  const key: Record<string, string | null> = {};
+  for (const k of by) key[k] = values[k];
+  return { id: by.map((k) => `${k}=${values[k] ?? "null"}`).join("|"), key, by };
+}
+
+/**
+ * The policy_version key: the run's stamp where the result records its group identity (null when the
+ * run stamped none: what a server reports never splits a run's group); otherwise the result's own
+ * field, else every version its calls name, joined (upstream's folders).
+ */
+export function policyVersionKey(
+  r: Pick<Rollout, "policyVersion" | "calls"> & Partial<Pick<Rollout, "policyVersionStamped">>,
+): string | null {
+  if (r.policyVersionStamped || r.policyVersion) return r.policyVersion;
   const named = r.calls?.policyVersions ?? [];
   return named.length > 0 ? [...named].sort().join(",") : null;
 }
@@ -172,4 +206,61 @@ export class JobSplitCheck {
       `Leave job out of ${opt("groupBy")} (${opt("groupBy", fix)}) to group a task's repeats across its trial-NN jobs.`
     );
   }
+}
+
+/**
+ * What a group mixes that the default grouping keeps apart (task versions, policy versions,
+ * sampling): only an explicit --group-by that leaves one of them out can mix it.
+ */
+export class MixCheck {
+  private readonly watched: MixKey[];
+  private readonly seen = new Map<string, Map<MixKey, Set<string>>>();
+
+  constructor(by: readonly GroupByKey[]) {
+    this.watched = MIX_KEYS.filter((k) => !by.includes(k));
+  }
+
+  add(groupId: string, r: Keyed, policyVersion: string | null): void {
+    if (this.watched.length === 0) return;
+    const values = keyValues(r, policyVersion);
+    let perKey = this.seen.get(groupId);
+    if (!perKey) {
+      perKey = new Map();
+      this.seen.set(groupId, perKey);
+    }
+    for (const k of this.watched) {
+      const set = perKey.get(k) ?? new Set<string>();
+      set.add(values[k] ?? "null");
+      perKey.set(k, set);
+    }
+  }
+
+  /** The keys whose values differ among the group's members, in MIX_KEYS order. */
+  mixed(groupId: string): MixKey[] {
+    const perKey = this.seen.get(groupId);
+    if (!perKey) return [];
+    return this.watched.filter((k) => (perKey.get(k)?.size ?? 0) > 1);
+  }
+
+  /** The summary's clause: how many groups mix what, or null when none does. */
+  summary(): string | null {
+    const counts = new Map<MixKey, number>();
+    for (const id of this.seen.keys())
+      for (const k of this.mixed(id)) counts.set(k, (counts.get(k) ?? 0) + 1);
+    if (counts.size === 0) return null;
+    const parts = [...counts].map(([k, n]) => `${n} mix ${MIX_NAMES[k]}`);
+    return `${parts.join(", ")} (the default grouping keeps them apart: leave ${opt("groupBy")} out)`;
+  }
+}
+
+const MIX_NAMES: Record<MixKey, string> = {
+  task_digest: "task versions",
+  policy_version: "policy versions",
+  sampling: "sampling settings",
+};
+
+/** Rollouts whose run nothing names, grouped under the default: one line, or null. */
+export function unnamedRunNote(count: number): string | null {
+  if (count === 0) return null;
+  return `${count} rollout(s) record no run (written by upstream) and their folders do not tell which: grouped as upstream groups them, by ${UPSTREAM_GROUP_BY.join(",")}.`;
 }

@@ -1,6 +1,7 @@
-// `bench run --trials 4` writes trial-01..04, each a job of its own; with the default --group-by
-// (which has job, as upstream's) every group holds one rollout and none gets an advantage. Convert
-// and stream say so in one line with the fix, and only when leaving job out would merge groups.
+// `bench run --trials 4` writes trial-01..04, each a job of its own. The default grouping (the run's
+// identity) puts them in one group; with job in an explicit --group-by (upstream's default) every
+// group holds one rollout and none gets an advantage. Convert and stream say so in one line with the
+// fix, and only when leaving job out would merge groups.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -39,18 +40,23 @@ describe("every group of one because job is in --group-by", () => {
     return path.join(root, "bench-agent");
   }
 
-  it("convert with the default --group-by names the fix once; without job there is nothing to say", async () => {
+  it("convert: the default groups the four repeats; upstream's task,agent,model,job names the fix once", async () => {
     const jobs = repeats4();
-    const warnings = await convertWarnings(jobs);
+    assert.deepEqual(await convertWarnings(jobs), []);
+    const out = path.join(tmp("bf-split-out-"), "rows.jsonl");
+    const res = await convertJob({ jobs, out, groupAdvantage: "grpo" });
+    assert.equal(res.groups?.groups, 1);
+    const warnings = await convertWarnings(jobs, "task,agent,model,job");
     assert.equal(warnings.length, 1, warnings.join("\n"));
     assert.match(warnings[0] ?? "", /^every group has one rollout, so none gets an advantage: /);
     assert.match(warnings[0] ?? "", FIX);
     assert.deepEqual(await convertWarnings(jobs, "task,agent,model"), []);
   });
 
-  it("stream --group-size 4 with the default --group-by names the fix; without job it does not", async () => {
+  it("stream --group-size 4: quiet by default and without job; with job it names the fix", async () => {
     const jobs = repeats4();
-    const warnings = await streamWarnings(jobs);
+    assert.deepEqual(await streamWarnings(jobs), []);
+    const warnings = await streamWarnings(jobs, "task,agent,model,job");
     assert.equal(warnings.filter((w) => FIX.test(w)).length, 1, warnings.join("\n"));
     assert.deepEqual(await streamWarnings(jobs, "task,agent,model"), []);
   });
@@ -60,7 +66,7 @@ describe("every group of one because job is in --group-by", () => {
     writeGroup(root, { task: "a", rewards: [1] });
     writeGroup(root, { task: "b", rewards: [0] });
     // trial-01 holds both a and b: each task's group has one rollout, and dropping job keeps it so.
-    assert.deepEqual(await convertWarnings(path.join(root, "bench-agent")), []);
+    assert.deepEqual(await convertWarnings(path.join(root, "bench-agent"), "task,agent,model,job"), []);
   });
 
   it("is quiet when some group already has more than one rollout", async () => {
@@ -72,6 +78,6 @@ describe("every group of one because job is in --group-by", () => {
       rollouts: [{ task: "t" }, { task: "t", reward: 0 }],
     });
     writeJob({ dir: path.join(root, "trial-02", "j"), rollouts: [{ task: "t" }] });
-    assert.deepEqual(await convertWarnings(root), []);
+    assert.deepEqual(await convertWarnings(root, "task,agent,model,job"), []);
   });
 });

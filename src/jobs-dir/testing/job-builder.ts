@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
+import { type GroupSampling, NO_SAMPLING } from "../../schemas/group-identity.js";
 import { type CallSpec, trajectoryLines, type Wire } from "./trajectory-builder.js";
 
 export type { CallSpec, Wire } from "./trajectory-builder.js";
@@ -31,6 +32,9 @@ export interface RolloutSpec {
   agent?: string;
   model?: string | null;
   startedAt?: string;
+  /** The run's --policy-version and sampling in its group identity (default none). */
+  policyVersion?: string | null;
+  sampling?: Partial<GroupSampling>;
 }
 
 export interface JobSpec {
@@ -45,6 +49,10 @@ export interface JobSpec {
   retryAttempts?: number;
   /** Fields of summary.json over the defaults, e.g. { not_started: 2, stopped: {...} }. */
   summary?: Record<string, unknown>;
+  policyVersion?: string | null;
+  sampling?: Partial<GroupSampling>;
+  /** false: results without group_identity, as older versions and upstream write them. */
+  identity?: boolean;
 }
 
 export interface BuiltRollout {
@@ -84,6 +92,8 @@ export function writePlan(spec: JobSpec, tasks: string[]): void {
     retry_attempts: spec.retryAttempts ?? 0,
     agent_env_keys: [],
     created_at: "2026-01-01T12:00:00.000Z",
+    policy_version: spec.policyVersion ?? null,
+    sampling: { ...NO_SAMPLING, ...spec.sampling },
   });
 }
 
@@ -124,6 +134,19 @@ export function writeRollout(jobDir: string, r: RolloutSpec, job: Partial<JobSpe
     });
   if (r.result !== "missing") {
     const result = resultOf(task, name, agent, model, r, path.basename(jobDir), calls.length);
+    // What bench run writes; a folder without job files stands for upstream's, which records none.
+    if (job.state !== "bare" && job.identity !== false)
+      Object.assign(result, {
+        group_identity: {
+          run: path.basename(jobDir),
+          task,
+          task_digest: result.task_digest,
+          agent,
+          model,
+          policy_version: r.policyVersion ?? job.policyVersion ?? null,
+          sampling: { ...NO_SAMPLING, ...job.sampling, ...r.sampling },
+        },
+      });
     const text = JSON.stringify(result, null, 2);
     // Written last and atomically, as bench run does: a reader never sees half of it.
     const tmp = path.join(dir, ".result.json.tmp");
@@ -222,6 +245,7 @@ export interface GroupSpec extends Omit<RolloutSpec, "reward" | "error"> {
   /** Per-rollout overrides, by position. */
   each?: Array<Partial<RolloutSpec>>;
   state?: JobSpec["state"];
+  identity?: boolean;
 }
 
 /** The seed's layout: one job per repeat, <root>/<agent>/trial-NN/<job>/<task>__<8hex>/. */
@@ -232,7 +256,16 @@ export function writeGroup(root: string, g: GroupSpec): BuiltRollout[] {
     const repeat = `trial-${String(i + 1).padStart(2, "0")}`;
     const dir = path.join(root, agent, repeat, jobName ?? "2026-01-01__12-00-00");
     const spec = { ...rollout, reward, error: errors?.[i] ?? null, ...(each?.[i] ?? {}) };
-    const built = writeJob({ dir, agent, model: g.model, rollouts: [spec], state: state ?? "finished" });
+    const built = writeJob({
+      dir,
+      agent,
+      model: g.model,
+      rollouts: [spec],
+      state: state ?? "finished",
+      policyVersion: g.policyVersion,
+      sampling: g.sampling,
+      identity: g.identity,
+    });
     return built[0] as BuiltRollout;
   });
 }

@@ -280,7 +280,16 @@ describe("bench train convert --format branch-tree", () => {
   });
 
   it("with job in --group-by every repeat is a tree of one: says so, with the fix", () => {
-    const r = bench("convert", "jobs/tree", "--format", "branch-tree", "--out", "train/one.jsonl");
+    const r = bench(
+      "convert",
+      "jobs/tree",
+      "--format",
+      "branch-tree",
+      "--group-by",
+      "task,agent,model,job",
+      "--out",
+      "train/one.jsonl",
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Converted 0 row\(s\) from 5 rollout\(s\)/);
     assert.match(r.stderr, /each trial-NN is a job of its own: leave job out of --group-by/);

@@ -5,7 +5,15 @@
 import path from "node:path";
 import { UserInputError } from "../../errors.js";
 import { NORMALISATIONS } from "../../jobs-dir/groups/advantage.js";
-import { groupKeyOf, JobSplitCheck, parseGroupBy, policyVersionKey } from "../../jobs-dir/groups/groups.js";
+import {
+  groupKeyOf,
+  JobSplitCheck,
+  keysFor,
+  MixCheck,
+  parseGroupBy,
+  policyVersionKey,
+  unnamedRunNote,
+} from "../../jobs-dir/groups/groups.js";
 import {
   assertRollouts,
   attributionField,
@@ -194,8 +202,10 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
         unscored: 0,
         singleScored: 0,
         withheld: {},
+        mixed: null,
       };
-      const groups = await groupsOf(scan, by, stats, opts);
+      const { groups, mix } = await groupsOf(scan, by, stats, opts);
+      totals.mixed = mix.summary();
       for (const [id, g] of groups) {
         // Each group's folders are let go once its rows are out.
         groups.delete(id);
@@ -206,7 +216,8 @@ export async function convertJob(opts: ConvertOptions): Promise<ConvertResult> {
           infer: true,
         });
         const members = await mapLimit(g.members, 8, (m) => readRollout(m.dir, where(m)));
-        await writeGroup(id, { key: g.key, members } satisfies ConvertGroup, { ...ctx, totals, by });
+        const group: ConvertGroup = { key: g.key, by: g.by, members, mixed: mix.mixed(id) };
+        await writeGroup(id, group, { ...ctx, totals });
       }
     } else {
       for await (const j of scan.eachJob())
@@ -254,22 +265,29 @@ interface GroupRef {
 
 /** First pass: each live rollout's folder under its group id, groups in path order. */
 async function groupsOf(scan: JobsScan, by: GroupByKey[], stats: ConvertStats, opts: ConvertOptions) {
-  const groups = new Map<string, { key: Record<string, string | null>; members: GroupRef[] }>();
+  const groups = new Map<
+    string,
+    { key: Record<string, string | null>; by: readonly GroupByKey[]; members: GroupRef[] }
+  >();
   const split = new JobSplitCheck(by);
+  const mix = new MixCheck(by);
+  let unnamed = 0;
   for await (const j of scan.eachJob()) {
     for (const r of liveRollouts(j, stats, opts)) {
+      if (keysFor(r, by) !== by) unnamed++;
       // A result without its own version is grouped by the versions its calls name.
       const version = by.includes("policy_version")
-        ? policyVersionKey(r.policyVersion ? r : await withCalls(r))
+        ? policyVersionKey(r.policyVersion || r.policyVersionStamped ? r : await withCalls(r))
         : null;
-      const { id, key } = groupKeyOf(r, by, version);
+      const { id, key, by: used } = groupKeyOf(r, by, version);
       split.add(r, id, version);
+      mix.add(id, r, version ?? r.policyVersion);
       const g = groups.get(id);
       if (g) g.members.push({ dir: r.dir, job: r.job });
-      else groups.set(id, { key, members: [{ dir: r.dir, job: r.job }] });
+      else groups.set(id, { key, by: used, members: [{ dir: r.dir, job: r.job }] });
     }
   }
-  const warning = split.warning();
+  const warning = split.warning() ?? unnamedRunNote(unnamed);
   if (warning) opts.onWarning?.(warning);
-  return groups;
+  return { groups, mix };
 }

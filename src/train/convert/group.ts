@@ -4,7 +4,7 @@
 import { groupBlock, memberWithheld, type Settled, settleGroup } from "../../jobs-dir/groups/groups.js";
 import { attributionField, type Rollout, rewardsField } from "../../jobs-dir/index.js";
 import type { GroupMember } from "../../schemas/train-manifest.js";
-import type { GroupByKey } from "../../schemas/train-rows.js";
+import type { GroupByKey, MixKey } from "../../schemas/train-rows.js";
 import { advantageVectors, rewardVectorOf, vectorNamesDiffer } from "../signal/reward-vector.js";
 import { emitRow, readCalls, type WriteContext } from "./io.js";
 import type { RowsOutcome } from "./rows.js";
@@ -13,17 +13,20 @@ import type { GroupTotals } from "./types.js";
 
 export interface ConvertGroup {
   key: Record<string, string | null>;
+  /** The keys it was formed by (groupKeyOf's `by`). */
+  by: readonly GroupByKey[];
   members: Rollout[];
+  /** What its members differ in that the default grouping keeps apart (MixCheck). */
+  mixed?: MixKey[];
 }
 
 interface GroupContext extends WriteContext {
   totals: GroupTotals;
-  by: GroupByKey[];
 }
 
 export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupContext): Promise<void> {
   const { stats, totals } = ctx;
-  const ref = { id, key: group.key, by: ctx.by };
+  const ref = { id, key: group.key, by: group.by };
   const norm = totals.normalisation;
   let members = group.members;
   const produced: Array<RowsOutcome | null> = members.map(() => null);
@@ -42,8 +45,10 @@ export async function writeGroup(id: string, group: ConvertGroup, ctx: GroupCont
     ? members.map((r) => ({ reward: r.reward, vector: rewardVectorOf(r.rewards, r.reward) }))
     : [];
   const advVectors = ctx.rewardVector && !s.withheld ? advantageVectors(vectors, norm) : [];
-  const namesDiffer =
-    ctx.rewardVector && vectorNamesDiffer(vectors) ? { vector_names_differ: true as const } : {};
+  const namesDiffer = {
+    ...(ctx.rewardVector && vectorNamesDiffer(vectors) ? { vector_names_differ: true as const } : {}),
+    ...(group.mixed && group.mixed.length > 0 ? { mixed: [...group.mixed] } : {}),
+  };
   totals.groups++;
   totals.unscored += members.filter((m) => m.reward === null).length;
   if (s.withheld) {

@@ -14,7 +14,7 @@ export interface ConvertOptions extends TokenizerFlags {
   format?: RowFormat;
   rowMode?: RowMode;
   groupAdvantage?: Normalisation;
-  /** Keys or a comma-separated list; default task,agent,model,job. */
+  /** Keys or a comma-separated list; default the group identity (DEFAULT_GROUP_BY). */
   groupBy?: string | readonly string[];
   minReward?: number;
   manifest?: string;
@@ -53,6 +53,8 @@ export interface GroupTotals {
   unscored: number;
   singleScored: number;
   withheld: Partial<Record<WithheldReason, number>>;
+  /** What an explicit --group-by's groups mix (MixCheck.summary), or null. */
+  mixed: string | null;
 }
 
 export interface ConvertResult {

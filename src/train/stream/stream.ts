@@ -8,9 +8,12 @@ import { NORMALISATIONS, type Normalisation } from "../../jobs-dir/groups/advant
 import {
   groupKeyOf,
   JobSplitCheck,
+  keysFor,
+  MixCheck,
   parseGroupBy,
   policyVersionKey,
   settleGroup,
+  unnamedRunNote,
 } from "../../jobs-dir/groups/groups.js";
 import { assertFolder, RESULT, type Rollout } from "../../jobs-dir/index.js";
 import { checkOptionKeys, opt, phrase } from "../../options.js";
@@ -142,6 +145,8 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
   const keyOf = (r: Rollout) => groupKeyOf(r, by, policyVersionKey(r));
   // Only groups that wait for more than one rollout can be kept at one by job in --group-by.
   const split = (opts.groupSize ?? 1) > 1 ? new JobSplitCheck(by) : null;
+  const mix = new MixCheck(by);
+  let unnamed = 0;
   try {
     let lastPoll = Date.now();
     let dirty: Set<string> | null = null;
@@ -150,8 +155,12 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
         if (final.resultProblem) warn(`${path.join(final.displayDir, RESULT)}: ${final.resultProblem}`);
         const finished = await finishRollout(final, keyOf, opts.includeNonAgentCalls === true);
         const { record } = finished;
-        if (!record.retried)
-          split?.add(finished.rollout, record.group_id, policyVersionKey(finished.rollout));
+        if (!record.retried) {
+          const version = policyVersionKey(finished.rollout);
+          split?.add(finished.rollout, record.group_id, version);
+          mix.add(record.group_id, finished.rollout, version);
+          if (keysFor(finished.rollout, by) !== by) unnamed++;
+        }
         yield* tally.add(grouper.add(finished));
       }
       if (!follow || opts.signal?.aborted) break;
@@ -193,8 +202,10 @@ export async function* streamRollouts(input: string, opts: StreamOptions = {}): 
     yield* tally.add(grouper.flush());
   } finally {
     watcher.close();
-    const warning = split?.warning();
+    const warning = split?.warning() ?? unnamedRunNote(unnamed);
     if (warning) warn(warning);
+    const mixed = mix.summary();
+    if (mixed) warn(`groups: ${mixed}`);
     opts.onEnd?.(tally.end(tracker.notStarted(), tracker.stop()));
   }
 }

@@ -10,10 +10,28 @@ import { RunIndex } from "./run-index.js";
 import { summaryFromIndex } from "./run-summary.js";
 
 describe("the viewer's groups", () => {
-  it("leaves job out by default for the trial-NN jobs of --trials N, and keeps it for one job", async () => {
+  it("groups a run's trial-NN repeats by its identity by default; job in --group-by splits them", async () => {
     const repeats = tmp("bf-vg-");
     writeGroup(repeats, { task: "t", rewards: [0, 1] });
-    assert.deepEqual(groupByFor(await RunIndex.open(repeats)), ["task", "agent", "model"]);
+    const index = await RunIndex.open(repeats);
+    const by = groupByFor();
+    assert.deepEqual(by, ["task", "agent", "model", "run", "task_digest", "policy_version", "sampling"]);
+    const [group] = groupsOf(index, by, "grpo");
+    assert.equal(group?.members.length, 2);
+    assert.equal(group?.key.run, "2026-01-01__12-00-00");
+    assert.equal(group?.key.sampling, "default");
+    // The user's keys win; with job, every trial-NN repeat is a group of its own.
+    assert.equal(groupsOf(index, groupByFor("task,agent,model,job"), "grpo").length, 2);
+    // Two runs in one folder, with other policy versions, stay apart.
+    writeGroup(repeats, { task: "t", rewards: [1, 0], jobName: "second-run", policyVersion: "step-2" });
+    const both = await RunIndex.open(repeats);
+    assert.deepEqual(
+      groupsOf(both, by, "grpo").map((g) => [g.key.run, g.key.policy_version, g.members.length]),
+      [
+        ["2026-01-01__12-00-00", null, 2],
+        ["second-run", "step-2", 2],
+      ],
+    );
     const one = tmp("bf-vg-");
     writeJob({
       dir: path.join(one, "job"),
@@ -22,17 +40,16 @@ describe("the viewer's groups", () => {
         { task: "u", reward: 1 },
       ],
     });
-    assert.deepEqual(groupByFor(await RunIndex.open(one)), ["task", "agent", "model", "job"]);
-    // The user's keys win; with job, every trial-NN repeat is a group of its own.
-    const index = await RunIndex.open(repeats);
-    assert.equal(groupsOf(index, groupByFor(index, "task,agent,model,job"), "grpo").length, 2);
+    assert.equal(groupsOf(await RunIndex.open(one), by, "grpo").length, 2);
   });
 
   it("groups by policy version from the calls, and marks zero spread only with two scored equal rewards", async () => {
     const root = tmp("bf-vg-");
+    // Results without a group identity (older ones, upstream's): the calls say the version.
     writeGroup(root, {
       task: "t",
       rewards: [1, 1, 0, 1],
+      identity: false,
       each: [
         { calls: [{ policyVersion: "v1" }] },
         { calls: [{ policyVersion: "v1" }] },

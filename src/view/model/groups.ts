@@ -34,15 +34,10 @@ export interface GroupOptions {
   advantage?: Normalisation;
 }
 
-/**
- * The keys used: the user's --group-by, else train's default, less `job` when the folder holds the
- * trial-NN repeat jobs of `--trials N` (each repeat is a job of its own; the group is the repeats).
- */
-export function groupByFor(index: RunIndex, groupBy?: string | readonly string[]): GroupByKey[] {
+/** The keys used: the user's --group-by, else every reader's default (the group identity). */
+export function groupByFor(groupBy?: string | readonly string[]): GroupByKey[] {
   if (groupBy !== undefined && groupBy !== "") return parseGroupBy(groupBy);
-  const labels = new Set(index.jobs.map((j) => j.repeat));
-  const repeats = index.jobs.length > 1 && !labels.has(null) && labels.size > 1;
-  return repeats ? DEFAULT_GROUP_BY.filter((k) => k !== "job") : [...DEFAULT_GROUP_BY];
+  return [...DEFAULT_GROUP_BY];
 }
 
 export function urlIdOf(groupId: string): string {

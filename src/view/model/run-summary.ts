@@ -148,7 +148,7 @@ export function assertAdvantage(value: string | undefined): Normalisation {
 }
 
 export function summaryFromIndex(index: RunIndex, opts: GroupOptions = {}): RunSummary {
-  const by = groupByFor(index, opts.groupBy);
+  const by = groupByFor(opts.groupBy);
   const norm = opts.advantage ?? "grpo";
   const groups = groupsOf(index, by, norm);
   const live = index.live();
