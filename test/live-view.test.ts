@@ -91,8 +91,8 @@ describe("the live view", () => {
     assert.equal(out.match(/calls no model/g)?.length, 1, out);
     const quiet = await bench([...args, "--jobs-dir", path.join(scratch(), "jobs-quiet"), "-q"]);
     assert.equal(quiet.code, 0, quiet.stderr);
-    // -q: the warning (an error-like line) and the final lines, nothing of the run's progress.
-    assert.doesNotMatch(quiet.stderr, /^sandbox:|^note:|bench: the run is in/m);
+    // -q: only errors and the final lines: no progress, no note, no warning.
+    assert.doesNotMatch(quiet.stderr, /^sandbox:|^note:|^warning:|bench: the run is in/m);
     assert.equal(quiet.stdout.trim().split("\n").length, 5, quiet.stdout);
   });
 });

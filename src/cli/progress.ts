@@ -37,7 +37,8 @@ export function createProgress(stream: NodeJS.WriteStream, opts: ProgressOptions
           }
           break;
         case "warning":
-          above(stream, `warning: ${printable(e.message)}`);
+          // -q: errors and the final lines only; a warning stays in config.json (sandbox_warnings).
+          if (!opts.quiet) above(stream, `warning: ${printable(e.message)}`);
           break;
         case "job-end":
           if (!opts.quiet) lines.jobEnded(e.outcome.repeat, e.outcome.results);

@@ -17,7 +17,7 @@ import { readyEnvironment } from "./ready.js";
 import { recordRollout, writeConfig } from "./record.js";
 import type { RolloutState } from "./state.js";
 import { runSteps, stepView } from "./steps.js";
-import { type RolloutPlan, rolloutDirOf } from "./types.js";
+import { type RolloutPlan, rolloutDirOf, sayWarnings } from "./types.js";
 import { judgeVerifierFailure, type Phase, verifyRollout } from "./verify.js";
 
 export async function runRollout(plan: RolloutPlan): Promise<RolloutResult> {
@@ -147,7 +147,7 @@ async function startSandbox(plan: RolloutPlan, state: RolloutState): Promise<voi
       : new CategorizedError("sandbox_setup", messageOf(err), { cause: err });
   }
   const sandbox = state.sandbox;
-  for (const w of sandbox.warnings ?? []) plan.warn(`task ${plan.task.name}: ${w}`);
+  sayWarnings(plan, sandbox);
   const details = {
     sandbox_id: sandbox.id,
     sandbox_user: sandbox.agentIsNonRoot ? "agent" : "root",

@@ -19,7 +19,7 @@ import type { VerifierOutcome } from "../verifier/run.js";
 import { collectArtifacts } from "./artifacts.js";
 import { readyEnvironment } from "./ready.js";
 import type { RolloutState } from "./state.js";
-import type { RolloutPlan } from "./types.js";
+import { type RolloutPlan, sayWarnings } from "./types.js";
 
 /** Runs the verifier in a sandbox it is given (the caller adds what every verifier run gets, e.g. hardening). */
 export type VerifierRunner = (sandbox: Sandbox) => Promise<VerifierOutcome>;
@@ -197,7 +197,7 @@ async function startVerifierSandbox(plan: RolloutPlan): Promise<Sandbox> {
       cause: err,
     });
   }
-  for (const w of sandbox.warnings ?? []) plan.warn(`task ${plan.task.name}: ${w}`);
+  sayWarnings(plan, sandbox);
   return sandbox;
 }
 

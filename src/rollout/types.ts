@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Agent, ModelAccess } from "../agents/types.js";
 import type { ModelWitness, RolloutUsage } from "../gateway/index.js";
-import type { PolicyEndpoint, SandboxBackend } from "../sandbox/types.js";
+import type { PolicyEndpoint, Sandbox, SandboxBackend } from "../sandbox/types.js";
 import type { VerifierVerdict } from "../schemas/attribution.js";
 import { type GroupIdentity, NO_SAMPLING } from "../schemas/group-identity.js";
 import type { RolloutExecutor } from "../schemas/result.js";
@@ -105,4 +105,13 @@ export interface RolloutPlan {
 /** The rollout's folder: beside its job's other rollouts. */
 export function rolloutDirOf(plan: Pick<RolloutPlan, "job" | "rolloutName">): string {
   return path.join(plan.job.dir, plan.rolloutName);
+}
+
+/**
+ * A started sandbox's warnings, said through the run (which says each message once): those about
+ * the host or engine as they are, so every task's sandbox gives the same line; the rest name the task.
+ */
+export function sayWarnings(plan: Pick<RolloutPlan, "task" | "warn">, sandbox: Sandbox): void {
+  const host = new Set(sandbox.hostWarnings ?? []);
+  for (const w of sandbox.warnings ?? []) plan.warn(host.has(w) ? w : `task ${plan.task.name}: ${w}`);
 }

@@ -118,6 +118,11 @@ export interface Sandbox {
   readonly agentIsNonRoot: boolean;
   /** What the backend could not apply as the task asked (recorded in config.json, shown once). */
   readonly warnings?: string[];
+  /**
+   * Those of `warnings` about this host or engine rather than the task (a disk cap the engine cannot
+   * set, no cgroup): the same for every task, so a run says each once, without a task's name.
+   */
+  readonly hostWarnings?: readonly string[];
   /** How "no network" is enforced: "enforced", "public", or "not_enforced: <why>". */
   readonly networkEnforcement?: string;
   /** The host service's address as seen from inside (BENCHFLOW_GATEWAY_URL), when one was asked for. */

@@ -292,6 +292,7 @@ function sandboxInitOf(plan: ContainerPlan, main: MainContainerRun): Omit<Contai
       ...(plan.project?.warnings ?? []),
       ...plan.limits.warnings,
     ],
+    hostWarnings: plan.limits.warnings,
     relay: main.relay,
     guardLease: main.guardLease,
     limits: plan.limits.limits,

@@ -84,7 +84,8 @@ export class SandboxResources {
     } else {
       limits.storage_mb = { requested: storageMb, applied: `not_applied: ${noDisk}` };
       warnings.push(
-        `storage limit of ${storageMb} MB not applied in the namespace sandbox (${noDisk}): the agent can fill the host's disk; run as root or use ${opt("sandbox", "container")}`,
+        // No task name or size in it (config.json records both): one line per run (hostWarnings).
+        `storage_mb is not applied in the namespace sandbox (${noDisk}): the agent can fill the host's disk; run as root or use ${opt("sandbox", "container")}`,
       );
     }
 
@@ -101,7 +102,7 @@ export class SandboxResources {
       limits.pids = { requested: pids, applied: "rlimit" };
       limits.memory_mb = { requested: memoryMb, applied: "rlimit" };
       warnings.push(
-        `no cgroup for the namespace sandbox (${cgroup.reason}): processes are capped by RLIMIT_NPROC (${pids} per user) and memory by RLIMIT_DATA (${memoryMb} MB per process, not for all processes together)`,
+        `no cgroup for the namespace sandbox (${cgroup.reason}): processes are capped by RLIMIT_NPROC (per user) and memory by RLIMIT_DATA (per process, not for all processes together)`,
       );
     }
     return new SandboxResources(

@@ -55,6 +55,7 @@ export class NamespaceSandbox implements Sandbox {
   readonly agentIsNonRoot: boolean;
   /** Things this sandbox cannot do as the task asks (COPY into /usr, agent as root, ...). */
   readonly warnings: string[];
+  readonly hostWarnings: readonly string[];
   readonly limits: SandboxLimits;
   /** "bwrap" or "unshare". */
   readonly tool: string;
@@ -76,6 +77,7 @@ export class NamespaceSandbox implements Sandbox {
     const { identity } = parts.setup;
     this.agentIsNonRoot = parts.rootAgent ? false : identity.hostRoot ? identity.agent !== null : true;
     this.warnings = parts.warnings;
+    this.hostWarnings = parts.resources.warnings;
     this.limits = parts.resources.limits;
     this.tool = parts.setup.tool;
     this.network = parts.spec.network;

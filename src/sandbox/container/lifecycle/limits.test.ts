@@ -114,7 +114,7 @@ describe("container limits", () => {
     if (enforced) assert.deepEqual(warning, []);
     else {
       assert.deepEqual(warning, [
-        `storage_mb is watched, not enforced: ${engine.name} cannot cap a container's disk here (${refusal}); the agent is stopped within about a second of passing it (docs/write-a-task.md, Limits)`,
+        `storage_mb is watched, not enforced: ${engine.name} cannot cap a container's disk here (${refusal}); the agent is stopped within about a second of passing it (docs/write-a-task.md, section Resource limits)`,
       ]);
       // overlay on ext4 (this machine, and most): both engines answer the same.
       assert.match(

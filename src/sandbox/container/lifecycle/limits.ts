@@ -132,7 +132,7 @@ export function watchStorage(plan: LimitPlan, storageMb: number, why: string): v
   // No task name or size in it: one line per run, however many rollouts and tasks meet it.
   plan.warnings.push(
     `storage_mb is watched, not enforced: ${why}; ` +
-      "the agent is stopped within about a second of passing it (docs/write-a-task.md, Limits)",
+      "the agent is stopped within about a second of passing it (docs/write-a-task.md, section Resource limits)",
   );
 }
 

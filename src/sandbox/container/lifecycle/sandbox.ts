@@ -38,6 +38,8 @@ export interface ContainerSandboxInit {
   /** What is closed around the gateway (host-block.ts); null where the container never started. */
   hostBlock?: HostBlockRecord | null;
   warnings: string[];
+  /** Those of warnings about the host or engine (Sandbox.hostWarnings). */
+  hostWarnings: string[];
   relay: Relay | null;
   /** The host guard's hold on the container's addresses (host-guard.ts), let go once it is removed. */
   guardLease?: GuardLease | null;
@@ -64,6 +66,7 @@ export class ContainerSandbox implements Sandbox {
   readonly networkEnforcement: string;
   readonly hostBlock?: HostBlockRecord;
   readonly warnings: string[];
+  readonly hostWarnings: readonly string[];
   readonly limits: SandboxLimits;
   private readonly storageWatch: StorageWatch | null;
   private stopping: Promise<void> | null = null;
@@ -79,6 +82,7 @@ export class ContainerSandbox implements Sandbox {
     this.networkEnforcement = init.networkEnforcement;
     if (init.hostBlock) this.hostBlock = init.hostBlock;
     this.warnings = init.warnings;
+    this.hostWarnings = init.hostWarnings;
     this.limits = init.limits;
     const storage = init.storageLimit;
     this.storageWatch =
