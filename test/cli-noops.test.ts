@@ -36,12 +36,26 @@ describe("no silent no-ops", () => {
 
   it("-a oracle -m vllm/x warns that the model is not used, and records none", async () => {
     const jobs = path.join(scratch(), "oracle-model");
-    const run = await bench(["run", HELLO, "-a", "oracle", "-m", "vllm/x", "--jobs-dir", jobs, "-q", ...NS]);
+    const run = await bench(["run", HELLO, "-a", "oracle", "-m", "vllm/x", "--jobs-dir", jobs, ...NS]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stderr,
       /warning: agent oracle calls no model: model vllm\/x \(-m\) not used, nor recorded/,
     );
+    // -q prints only errors and the final lines; the warning stays in the plan (--dry-run shows it).
+    const quiet = await bench([
+      "run",
+      HELLO,
+      "-a",
+      "oracle",
+      "-m",
+      "vllm/x",
+      "--jobs-dir",
+      `${jobs}-q`,
+      "-q",
+      ...NS,
+    ]);
+    assert.doesNotMatch(quiet.stderr, /warning:/);
     const [found] = await rollouts(jobs);
     assert.equal(found?.result?.model ?? null, null);
     // A seed is sampling too: said, not silently dropped.

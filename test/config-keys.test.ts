@@ -59,7 +59,13 @@ describe("config.json keys", () => {
     );
     const policy = written.policy as Record<string, any>;
     assert.deepEqual(policy.capture_tokens, { enabled: true, token_ids: "auto", top_logprobs: null });
-    assert.deepEqual(policy.price_usd_per_mtok, { input: 0.27, output: 1.1 });
+    assert.deepEqual(policy.price_usd_per_mtok, {
+      input: 0.27,
+      output: 1.1,
+      cache_read: null,
+      cache_write: null,
+      source: "--price",
+    });
     assert.equal(WrittenRolloutConfig.safeParse(written).success, true);
   });
 

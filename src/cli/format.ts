@@ -1,6 +1,7 @@
 // The lines people read at the end of a run, in the seed's form:
 // `trial-01  reward 1.0: close_enough pass, plausible_uncertainty pass, consistent pass`.
 import type { EvaluationResult } from "../job/evaluation.js";
+import { hostedProvider } from "../job/providers.js";
 import { rewardOf } from "../job/summary.js";
 import type { RolloutResult } from "../schemas/result.js";
 import { printable } from "./terminal-text.js";
@@ -46,6 +47,55 @@ export function summaryLine(result: EvaluationResult): string {
   return `${head}${failureClauses(result)}; mean reward ${mean}; ${result.elapsedSec.toFixed(1)}s`;
 }
 
+/**
+ * The seed's line on what the rollouts that called a model spent: "Each rollout cost about $0.01
+ * (190,000 to 270,000 tokens) and took 2 to 5 minutes." Null when no rollout called a model, and for
+ * a model you serve without --price (its cost is yours to know); a hosted model the price table does
+ * not list says its tokens and how to give the price.
+ */
+export function costLine(results: readonly RolloutResult[]): string | null {
+  const used = results.filter((r) => (r.agent_result?.total_tokens ?? 0) > 0);
+  if (used.length === 0) return null;
+  const tokens = used.map((r) => r.agent_result?.total_tokens ?? 0);
+  const costs = used.map((r) => r.agent_result?.cost_usd).filter((c): c is number => typeof c === "number");
+  const secs = used
+    .map((r) =>
+      r.started_at && r.finished_at ? (Date.parse(r.finished_at) - Date.parse(r.started_at)) / 1000 : null,
+    )
+    .filter((s): s is number => s !== null && Number.isFinite(s));
+  const span = (lo: number, hi: number, show: (n: number) => string) =>
+    show(lo) === show(hi) ? show(lo) : `${show(lo)} to ${show(hi)}`;
+  const tokenText = `${span(Math.min(...tokens), Math.max(...tokens), (n) => n.toLocaleString("en-US"))} tokens`;
+  const took = secs.length > 0 ? ` and took ${durationSpan(Math.min(...secs), Math.max(...secs), span)}` : "";
+  const each = used.length === 1 ? "The rollout" : "Each rollout";
+  if (costs.length === used.length) {
+    const mean = costs.reduce((a, b) => a + b, 0) / costs.length;
+    const total = costs.reduce((a, b) => a + b, 0);
+    const run = used.length > 1 ? `; ${usd(total)} in all` : "";
+    return `${each} cost about ${usd(mean)} (${tokenText})${took}${run}.`;
+  }
+  const provider = String(used[0]?.model ?? "").split("/")[0] ?? "";
+  if (!hostedProvider(provider)) return null;
+  return `${each} used ${tokenText}${took}; cost unknown (the price table has no ${used[0]?.model}: pass --price IN,OUT).`;
+}
+
+/** Dollars as a person reads them: two significant figures below a cent. */
+function usd(n: number): string {
+  if (n === 0) return "$0";
+  if (n < 0.01) return `$${Number(n.toPrecision(2))}`;
+  return `$${n.toFixed(2)}`;
+}
+
+function durationSpan(
+  lo: number,
+  hi: number,
+  span: (a: number, b: number, f: (n: number) => string) => string,
+): string {
+  const words = (text: string, unit: string) => `${text} ${unit}${text === "1" ? "" : "s"}`;
+  if (hi >= 120) return words(span(Math.floor(lo / 60), Math.ceil(hi / 60), String), "minute");
+  return words(span(Math.max(1, Math.round(lo)), Math.max(1, Math.round(hi)), String), "second");
+}
+
 /** The failures a trainer must tell apart, only when there are any: "(2 provider_error, 1 task_error); 3 not started". */
 const COUNTED = ["provider_error", "config_error", "task_error"] as const;
 
@@ -65,8 +115,12 @@ export function stoppedLines(result: EvaluationResult, jobName: string): string[
     stopped.reason === "config_error"
       ? `bench: stopped: the endpoint refused the configuration: ${stopped.message}`
       : `bench: stopped: ${stopped.message}`;
+  const fix =
+    stopped.reason === "max_cost_usd"
+      ? "with a larger --max-cost-usd (or none), rerun"
+      : "after fixing it, rerun";
   return [
     why,
-    `bench: ${result.notStarted} planned trial(s) not started; after fixing it, rerun the same command with --job-name ${jobName} to run only what is missing`,
+    `bench: ${result.notStarted} planned trial(s) not started; ${fix} the same command with --job-name ${jobName} to run only what is missing`,
   ];
 }

@@ -48,8 +48,9 @@ export const RUN_HELP: HelpSections = {
     "--skill-mode": "with-skill",
     "--verifier-hardening": "on",
     "--verifier-environment-mode": "each task's [verifier] environment_mode (shared)",
-    "--base-url": "$BENCHFLOW_PROVIDER_BASE_URL; for openai/ models https://api.openai.com/v1",
-    "--api-key": "$BENCHFLOW_PROVIDER_API_KEY",
+    "--base-url":
+      "$BENCHFLOW_PROVIDER_BASE_URL; for a hosted provider's model its own variable, else its URL",
+    "--api-key": "$BENCHFLOW_PROVIDER_API_KEY; for a hosted provider's model its own key variable",
     "--temperature": "$BENCHFLOW_TEMPERATURE, else the endpoint's",
     "--top-p": "$BENCHFLOW_TOP_P, else the endpoint's",
     "--max-tokens": "$BENCHFLOW_MAX_TOKENS, else the endpoint's",
@@ -66,6 +67,10 @@ export const RUN_HELP: HelpSections = {
     ...ENGINE,
     BENCHFLOW_PROVIDER_BASE_URL: "the policy's endpoint when --base-url is not given (also via --agent-env)",
     BENCHFLOW_PROVIDER_API_KEY: "the policy's key when --api-key is not given (only the gateway sees it)",
+    OPENAI_API_KEY:
+      "a hosted provider's key, read for its own models only: likewise ANTHROPIC_API_KEY, DEEPSEEK_API_KEY,\n" +
+      "OPENROUTER_API_KEY, TOGETHER_API_KEY, FIREWORKS_API_KEY, GROQ_API_KEY, MISTRAL_API_KEY, XAI_API_KEY,\n" +
+      "GEMINI_API_KEY (and each one's *_BASE_URL): docs/a-model-you-serve.md, Hosted models",
     BENCHFLOW_TEMPERATURE:
       "--temperature when not given; likewise BENCHFLOW_TOP_P, BENCHFLOW_MAX_TOKENS, BENCHFLOW_SEED",
     BENCHFLOW_ENDPOINT_FIRST_BYTE_TIMEOUT:

@@ -9,6 +9,7 @@ import { finishProgram } from "./program.js";
 import { registerResultsCommand } from "./results.js";
 import { registerRolloutNodeCommand } from "./rollout-node.js";
 import { registerRunCommand } from "./run.js";
+import { expandRunConfig } from "./run-config.js";
 import { registerSandboxCommands } from "./sandbox.js";
 import { registerPolicyCommands } from "./scripted-policy.js";
 import { registerTasksCommands } from "./tasks.js";
@@ -37,7 +38,10 @@ async function main(): Promise<void> {
   // Library errors name this command's flags (--trials), not the library's options (trials).
   nameFlags();
   try {
-    await buildProgram().parseAsync(process.argv);
+    const program = buildProgram();
+    const run = program.commands.find((c) => c.name() === "run");
+    // upstream's --config FILE: its keys become flags the command line's own flags override.
+    await program.parseAsync(run ? expandRunConfig(process.argv, run) : process.argv);
   } catch (err) {
     process.exitCode = reportError(err);
   }

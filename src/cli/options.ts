@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "commander";
 import { UserInputError } from "../errors.js";
+import type { Price } from "../gateway/usage.js";
 
 /** A repeatable flag: every value, in the order given. */
 export function collect(value: string, previous: string[] = []): string[] {
@@ -25,14 +26,21 @@ export function parseNumber(value: string): number {
   return n;
 }
 
-export function parsePrice(value: string): { inputPerMTok: number; outputPerMTok: number } {
-  const parts = value.split(",").map((p) => Number(p));
-  if (parts.length !== 2 || parts.some((p) => !Number.isFinite(p) || p < 0)) {
+/** --price IN,OUT[,CACHE_READ[,CACHE_WRITE]]: USD per million tokens; a cache price left out is IN's. */
+export function parsePrice(value: string): Price {
+  const parts = value.split(",").map((p) => (p.trim() === "" ? Number.NaN : Number(p)));
+  if (parts.length < 2 || parts.length > 4 || parts.some((p) => !Number.isFinite(p) || p < 0)) {
     throw new InvalidArgumentError(
-      `expected IN,OUT in USD per million tokens, e.g. 0.27,1.1; got ${JSON.stringify(value)}`,
+      `expected IN,OUT[,CACHE_READ[,CACHE_WRITE]] in USD per million tokens, e.g. 0.3,1.2,0.006; got ${JSON.stringify(value)}`,
     );
   }
-  return { inputPerMTok: parts[0] as number, outputPerMTok: parts[1] as number };
+  const [input, output, read, write] = parts as [number, number, number?, number?];
+  return {
+    inputPerMTok: input,
+    outputPerMTok: output,
+    ...(read !== undefined ? { cacheReadPerMTok: read } : {}),
+    ...(write !== undefined ? { cacheWritePerMTok: write } : {}),
+  };
 }
 
 /** --verifier-hardening on|off (off: for a task author debugging a verifier, and exploit tests). */

@@ -1,7 +1,9 @@
 // `bench run TASK_OR_DIR -a AGENT ...`: a thin shell around Evaluation.
+
 import { type Command, InvalidArgumentError } from "commander";
 import { SKILL_MODES, type SkillMode } from "../agents/in-sandbox/skills.js";
 import { UserInputError } from "../errors.js";
+import type { Price } from "../gateway/usage.js";
 import { Evaluation, type EvaluationEvent } from "../job/evaluation.js";
 import { type EvaluationSettings, planToJson } from "../job/plan.js";
 import { cancelJobsOfThisProcess } from "../job/slurm/executor.js";
@@ -9,7 +11,7 @@ import { removeContainersOfRun } from "../sandbox/container/index.js";
 import type { SandboxChoice } from "../sandbox/select.js";
 import { VERIFIER_ENVIRONMENT_MODES, type VerifierEnvironmentMode } from "../task/verifier-mode.js";
 import { ExitCode } from "./errors.js";
-import { stoppedLines, summaryLine } from "./format.js";
+import { costLine, stoppedLines, summaryLine } from "./format.js";
 import { withHelp } from "./help.js";
 import { RUN_HELP } from "./help-pages.js";
 import {
@@ -35,7 +37,7 @@ interface RunOptions {
   maxConcurrentTrials?: number;
   jobsDir: string;
   jobName?: string;
-  sandbox?: SandboxChoice;
+  sandbox?: SandboxFlag;
   retryAttempts: number;
   include: string[];
   exclude: string[];
@@ -51,7 +53,7 @@ interface RunOptions {
   seed?: number;
   policyVersion?: string;
   captureTokens?: boolean;
-  price?: { inputPerMTok: number; outputPerMTok: number };
+  price?: Price;
   skillsDir?: string;
   skillMode?: SkillMode;
   timeoutMultiplier?: number;
@@ -67,6 +69,7 @@ interface RunOptions {
   maxCallMib?: number;
   maxRecordedMib?: number;
   failFastRollouts?: number;
+  maxCostUsd?: number;
   executor?: string;
   slurmPartition?: string;
   slurmAccount?: string;
@@ -86,18 +89,29 @@ function verifierMode(value: string): VerifierEnvironmentMode {
   return value as VerifierEnvironmentMode;
 }
 
-export const SANDBOXES = ["auto", "namespace", "container"] as const;
+/** Upstream's spellings of the container sandbox on one engine: the engine's own socket, unless DOCKER_HOST names one. */
+const ENGINE_SANDBOXES = { docker: "unix:///var/run/docker.sock", podman: "unix:///run/podman/podman.sock" };
+export const SANDBOXES = ["auto", "namespace", "container", "docker", "podman"] as const;
+export type SandboxFlag = (typeof SANDBOXES)[number];
 
-/** --sandbox, else $BENCHFLOW_SANDBOX (named when it is wrong: the flag was never typed), else auto. */
-export function sandboxChoice(flag: SandboxChoice | undefined): SandboxChoice {
-  if (flag !== undefined) return flag;
+/**
+ * --sandbox, else $BENCHFLOW_SANDBOX (named when it is wrong: the flag was never typed), else auto.
+ * `docker` and `podman` (upstream's `--sandbox docker`) are the container sandbox on that engine:
+ * the command points DOCKER_HOST at its socket, as a Docker client would be pointed, so the plan is
+ * the one `--sandbox container` gives there.
+ */
+export function sandboxChoice(flag: SandboxFlag | undefined): SandboxChoice {
   const env = process.env.BENCHFLOW_SANDBOX;
-  if (env === undefined || env === "") return "auto";
-  if (!(SANDBOXES as readonly string[]).includes(env))
+  const chosen = flag ?? (env === undefined || env === "" ? "auto" : env);
+  if (!(SANDBOXES as readonly string[]).includes(chosen))
     throw new UserInputError(
-      `BENCHFLOW_SANDBOX=${JSON.stringify(env)} is not a sandbox: set it to auto, namespace or container, or unset it (--sandbox overrides it)`,
+      `BENCHFLOW_SANDBOX=${JSON.stringify(env)} is not a sandbox: set it to ${SANDBOXES.join(", ")}, or unset it (--sandbox overrides it)`,
     );
-  return env as SandboxChoice;
+  if (chosen === "docker" || chosen === "podman") {
+    if (!process.env.DOCKER_HOST) process.env.DOCKER_HOST = ENGINE_SANDBOXES[chosen];
+    return "container";
+  }
+  return chosen as SandboxChoice;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -113,6 +127,10 @@ export function registerRunCommand(program: Command): void {
   taskFlags(run);
   executorFlags(run)
     .option("--dry-run", "print the plan as JSON (tasks, sandbox, policy settings) and run nothing")
+    .option(
+      "--config <file>",
+      "upstream's YAML run file: the run's flags as keys (jobs_dir: jobs, agent_env: {K: V}, tasks_dir: ...); flags typed here win",
+    )
     .option("-q, --quiet", "no progress output")
     .action(async (taskOrDir: string, opts: RunOptions) => {
       const code = await runCommand(taskOrDir, opts);
@@ -130,7 +148,11 @@ function jobFlags(run: Command): Command {
     .option("--max-concurrent-trials <n>", "trials at once across the run's jobs", atLeast(1))
     .option("--jobs-dir <dir>", "where jobs are written", "jobs")
     .option("--job-name <name>", "name of the jobs; running again with the same name resumes them")
-    .option("--sandbox <kind>", "auto, namespace or container", oneOf(SANDBOXES))
+    .option(
+      "--sandbox <kind>",
+      "auto, namespace, container (docker, podman: the container sandbox on that engine)",
+      oneOf(SANDBOXES),
+    )
     .option("--retry-attempts <n>", "retries of an infrastructure failure", atLeast(0), 2)
     .option("--include <name-or-glob>", "only these tasks (repeatable)", collect, [])
     .option("--exclude <name-or-glob>", "not these tasks (repeatable)", collect, [])
@@ -156,7 +178,11 @@ function policyFlags(run: Command): Command {
     )
     .option("--policy-version <v>", "the policy version to record on every call")
     .option("--capture-tokens", "record prompt and sampled token ids and logprobs on every call")
-    .option("--price <in,out>", "USD per million input,output tokens, for cost", parsePrice)
+    .option(
+      "--price <in,out[,cache_read[,cache_write]]>",
+      "USD per million tokens, for cost (over the price table's)",
+      parsePrice,
+    )
     .option(
       "--endpoint-first-byte-timeout <sec>",
       "a model call fails when the endpoint sends no first byte for this long",
@@ -174,6 +200,11 @@ function policyFlags(run: Command): Command {
       parseInteger,
     )
     .option("--fail-fast-rollouts <m>", "provider_error rollouts in a row that stop the run", parseInteger)
+    .option(
+      "--max-cost-usd <usd>",
+      "the run's budget: once finished rollouts have spent it, no more start (needs the model's price)",
+      parseNumber,
+    )
     .option(
       "--max-endpoint-connections <n>",
       "model calls in flight to the endpoint at once over the whole run (default 64); more wait their turn",
@@ -249,6 +280,8 @@ async function runCommand(taskOrDir: string, opts: RunOptions): Promise<number> 
     // Each repeat's lines went out as it ended; what is left (a quiet run's, a job that never ended) now.
     progress.finish(result.results);
     process.stdout.write(`${summaryLine(result)}\n`);
+    const cost = costLine(result.results);
+    if (cost) process.stdout.write(`${cost}\n`);
     const plan = await evaluation.plan();
     for (const line of stoppedLines(result, plan.jobName)) process.stderr.write(`${line}\n`);
     const signalled = signals.signalled();
@@ -284,6 +317,7 @@ function evaluationOf(
     sandbox: sandboxChoice(opts.sandbox),
     retryAttempts: opts.retryAttempts,
     ...(opts.failFastRollouts !== undefined ? { failFastRollouts: opts.failFastRollouts } : {}),
+    ...(opts.maxCostUsd !== undefined ? { maxCostUsd: opts.maxCostUsd } : {}),
     include: opts.include,
     exclude: opts.exclude,
     agentEnv: opts.agentEnv,

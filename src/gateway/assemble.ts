@@ -105,10 +105,25 @@ function addToolDelta(state: ChoiceState, raw: Json): void {
   if (typeof fn.arguments === "string") call.function.arguments += fn.arguments;
 }
 
+/** The provider's prompt-cache fields, kept as it sent them (usage.ts reads them for cost). */
+const CACHE_FIELDS = [
+  "prompt_tokens_details",
+  "prompt_cache_hit_tokens",
+  "prompt_cache_miss_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const;
+
 function usageOf(u: JsonObject): ChatCompletion["usage"] {
   const prompt = typeof u.prompt_tokens === "number" ? u.prompt_tokens : 0;
   const completion = typeof u.completion_tokens === "number" ? u.completion_tokens : 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const usage: NonNullable<ChatCompletion["usage"]> = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
+  for (const k of CACHE_FIELDS) if (u[k] !== undefined) usage[k] = u[k];
+  return usage;
 }
 
 /** Reads a plain (non-streamed) upstream answer; a body without choices is a malformed answer. */

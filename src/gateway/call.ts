@@ -255,7 +255,13 @@ function lineMetadata(
     upstream_status: trace.upstreamStatus,
     upstream_attempts: call.attempts,
     fault: error ? error.fault : null,
-    usage: { input_tokens: trace.inputTokens, output_tokens: trace.outputTokens },
+    usage: {
+      input_tokens: trace.tokens.input,
+      output_tokens: trace.tokens.output,
+      // Only when the provider reported its prompt cache: lines of servers without one keep their shape.
+      ...(trace.tokens.cacheRead > 0 ? { cache_read_tokens: trace.tokens.cacheRead } : {}),
+      ...(trace.tokens.cacheWrite > 0 ? { cache_write_tokens: trace.tokens.cacheWrite } : {}),
+    },
   };
   if (call.capture) metadata.token_capture = call.capture.build() as TokenCaptureBlock;
   if (error) metadata.error = error.message;
@@ -276,8 +282,7 @@ function outcomeOf(call: CallState, version: string | null): CallOutcome {
     agentClosed: error?.fault === "agent",
     fault: error ? error.fault : null,
     status: error ? error.status : 200,
-    inputTokens: trace.inputTokens,
-    outputTokens: trace.outputTokens,
+    tokens: trace.tokens,
     policyVersion: version,
     error: error ? error.message : null,
     droppedFields: call.dropped,

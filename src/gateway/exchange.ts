@@ -8,6 +8,7 @@ import type { AgentAsked } from "./strip.js";
 import type { JsonObject } from "./types.js";
 import { isObject } from "./types.js";
 import type { UpstreamCall, UpstreamClient, UpstreamHeaders, UpstreamSink } from "./upstream.js";
+import { type CallTokens, NO_TOKENS, tokensOfUsage } from "./usage.js";
 
 export interface ExchangeInput {
   upstream: UpstreamClient;
@@ -27,8 +28,8 @@ export interface ExchangeTrace {
   upstreamStatus: number | null;
   upstreamHeaders: UpstreamHeaders | null;
   upstreamModel: string | null;
-  inputTokens: number;
-  outputTokens: number;
+  /** The answer's token counts, its prompt cache apart (usage.ts). */
+  tokens: CallTokens;
   responseHeaders: Record<string, string>;
   /** The answer as the agent received it (streams assembled). */
   body: JsonObject | null;
@@ -44,8 +45,7 @@ export function newTrace(): ExchangeTrace {
     upstreamStatus: null,
     upstreamHeaders: null,
     upstreamModel: null,
-    inputTokens: 0,
-    outputTokens: 0,
+    tokens: NO_TOKENS,
     responseHeaders: NO_HEADERS,
     body: null,
     bodyText: null,
@@ -163,8 +163,5 @@ export function noteAnswer(
   const model = (answer as { model?: unknown }).model;
   if (typeof model === "string" && model !== "") trace.upstreamModel = model;
   const usage = (answer as { usage?: unknown }).usage;
-  if (isObject(usage)) {
-    trace.inputTokens = typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0;
-    trace.outputTokens = typeof usage.completion_tokens === "number" ? usage.completion_tokens : 0;
-  }
+  if (isObject(usage)) trace.tokens = tokensOfUsage(usage);
 }

@@ -8,6 +8,7 @@ import { opt, phrase } from "../options.js";
 import type { Bound } from "./errors.js";
 import type { OriginKind } from "./origin.js";
 import type { CallFault, GatewayOptions, ModelWitness, RolloutUsage } from "./types.js";
+import { type CallTokens, costOf } from "./usage.js";
 
 export interface CallOutcome {
   failed: boolean;
@@ -17,8 +18,7 @@ export interface CallOutcome {
   fault: CallFault | null;
   /** The status the agent got. */
   status: number;
-  inputTokens: number;
-  outputTokens: number;
+  tokens: CallTokens;
   policyVersion: string | null;
   error: string | null;
   /** The request fields not forwarded upstream. */
@@ -37,7 +37,10 @@ export class GatewayRollout {
     failedCalls: 0,
     inputTokens: 0,
     outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
     costUsd: null,
+    priceSource: null,
     policyVersions: [],
     lastError: null,
     droppedFields: {},
@@ -82,7 +85,10 @@ export class GatewayRollout {
     this.out.on("error", (err) => {
       this.usage.lastError = `cannot write ${file}: ${err.message}`;
     });
-    if (price) this.usage.costUsd = 0;
+    if (price) {
+      this.usage.costUsd = 0;
+      this.usage.priceSource = price.source ?? null;
+    }
   }
 
   begin(): void {
@@ -132,12 +138,11 @@ export class GatewayRollout {
       u.failedCalls++;
       u.lastError = o.error;
     }
-    u.inputTokens += o.inputTokens;
-    u.outputTokens += o.outputTokens;
-    if (this.price && u.costUsd !== null) {
-      u.costUsd +=
-        (o.inputTokens * this.price.inputPerMTok + o.outputTokens * this.price.outputPerMTok) / 1e6;
-    }
+    u.inputTokens += o.tokens.input;
+    u.outputTokens += o.tokens.output;
+    u.cacheReadTokens += o.tokens.cacheRead;
+    u.cacheWriteTokens += o.tokens.cacheWrite;
+    if (this.price && u.costUsd !== null) u.costUsd += costOf(o.tokens, this.price);
     if (o.policyVersion && !u.policyVersions.includes(o.policyVersion))
       u.policyVersions.push(o.policyVersion);
     for (const name of o.droppedFields) u.droppedFields[name] = (u.droppedFields[name] ?? 0) + 1;

@@ -1,5 +1,15 @@
 // The gateway's public contract (what a rollout's run and the CLI call) and the JSON shapes it passes around.
 
+/** USD per million tokens; a cache price left out costs as a plain input token. */
+export interface Price {
+  inputPerMTok: number;
+  outputPerMTok: number;
+  cacheReadPerMTok?: number | null;
+  cacheWritePerMTok?: number | null;
+  /** Where the prices are from: "--price", or the table's source and date (job/prices.ts). */
+  source?: string;
+}
+
 export interface GatewayOptions {
   upstream: {
     /** The policy's OpenAI-compatible base URL, e.g. http://gpu-host:8000/v1. */
@@ -27,7 +37,8 @@ export interface GatewayOptions {
   /** The policy option policyVersion; else what the server reports. */
   policyVersion?: string | null;
   /** USD per million tokens. */
-  price?: { inputPerMTok: number; outputPerMTok: number } | null;
+  /** USD per million tokens (usage.ts): the run's --price, else the price table's (job/prices.ts). */
+  price?: Price | null;
   host?: string;
   port?: number;
   /** Both endpoint limits at once (older name); `endpoint` wins where it sets one. */
@@ -116,7 +127,12 @@ export interface RolloutUsage {
   failedCalls: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of inputTokens, read from and written to the provider's prompt cache (usage.ts). */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   costUsd: number | null;
+  /** Where the prices of costUsd are from (Price.source), null without prices. */
+  priceSource: string | null;
   policyVersions: string[];
   lastError: string | null;
   /** The agent's request fields the gateway did not forward (forwarded.ts), with how many calls sent each. */
@@ -198,7 +214,10 @@ export interface ChatCompletion {
   created: number;
   model: string;
   choices: ChatChoice[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  /** Chat's three counts, and the provider's prompt-cache fields where it sent them (usage.ts). */
+  usage:
+    | ({ prompt_tokens: number; completion_tokens: number; total_tokens: number } & { [k: string]: Json })
+    | null;
 }
 
 export function isObject(value: unknown): value is JsonObject {

@@ -2,13 +2,15 @@
 // policy; M of them in a row (no rollout with a successful model call between them) mean the
 // endpoint is down, and starting more rollouts would only make more unscored rollouts. A config_error
 // cannot pass by retrying at all. Either way the run starts no more rollouts, says once why, and
-// leaves the rest to a resume with the same --job-name.
+// leaves the rest to a resume with the same --job-name. A run's budget (max cost) stops it the same
+// way once the rollouts that finished have spent it.
 import type { JobSummary, RolloutResult } from "../schemas/result.js";
 
 export type Stopped = NonNullable<JobSummary["stopped"]>;
 
 export class RunBreaker {
   private streak = 0;
+  private spentUsd = 0;
   private reason: Stopped | null = null;
   private readonly controller = new AbortController();
 
@@ -16,6 +18,8 @@ export class RunBreaker {
     /** Consecutive provider_error rollouts that stop the run. */
     readonly limit: number,
     private readonly endpoint: string | null,
+    /** USD the run may spend (upstream's --max-cost-usd); null: no budget. */
+    private readonly maxCostUsd: number | null = null,
   ) {}
 
   /** Aborted when the run must start no more rollouts. */
@@ -30,6 +34,15 @@ export class RunBreaker {
   /** Hears every finished attempt, in the order they finish. */
   note(result: RolloutResult): void {
     if (this.reason) return;
+    const cost = result.agent_result?.cost_usd;
+    if (typeof cost === "number" && Number.isFinite(cost)) this.spentUsd += cost;
+    if (this.maxCostUsd !== null && this.spentUsd >= this.maxCostUsd) {
+      this.trip(
+        "max_cost_usd",
+        `the run has spent $${this.spentUsd.toFixed(4)}, at or over its budget of $${this.maxCostUsd}`,
+      );
+      return;
+    }
     const category = result.error_category;
     if (category === "config_error") {
       this.trip("config_error", result.error ?? "the endpoint refused the configuration");

@@ -154,7 +154,11 @@ export class Evaluation {
       signal: this.settings.signal ?? new AbortController().signal,
       // One gate for every rollout of the run: K jobs at once must not start K x J rollouts on one machine.
       gate: new Limiter(plan.maxConcurrentTrials),
-      breaker: new RunBreaker(plan.failFastRollouts, plan.policy?.gateway.upstream.baseUrl ?? null),
+      breaker: new RunBreaker(
+        plan.failFastRollouts,
+        plan.policy?.gateway.upstream.baseUrl ?? null,
+        plan.maxCostUsd,
+      ),
       slurm,
       controls: controlsJudge(plan.jobsDir, plan, (report) => {
         const words = controlsWarning(report);

@@ -26,6 +26,7 @@ import { exists, readJsonIfExists } from "../util/fs.js";
 import type { Stopped } from "./breaker.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { POLICY_SETTINGS, type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
+import { PROVIDER_ENV } from "./providers.js";
 import type { JobOutcome, JobRun, JobSpec, JobTask } from "./run-job.js";
 import type { SlurmSettings } from "./slurm/executor.js";
 import { MULTIPLIERS, resolveMultipliers, scaleTimeouts, type TimeoutMultipliers } from "./timeouts.js";
@@ -66,6 +67,8 @@ export interface EvaluationSettings {
   retryAttempts?: number;
   /** provider_error rollouts in a row that stop the run (default max(3, concurrency)). */
   failFastRollouts?: number;
+  /** USD the run may spend (upstream's max cost): once finished rollouts reach it, no more start. */
+  maxCostUsd?: number | null;
   include?: string[];
   exclude?: string[];
   agentEnv?: Record<string, string>;
@@ -113,6 +116,8 @@ export interface PlannedEvaluation extends JobRun {
   maxConcurrentTrials: number;
   /** provider_error rollouts in a row that stop the run (the breaker's limit). */
   failFastRollouts: number;
+  /** The run's budget in USD, null: none. */
+  maxCostUsd: number | null;
   jobs: PlannedJob[];
   warnings: string[];
   /** What the run would do better another way (the --parallel-jobs hint): said once, not a warning. */
@@ -123,7 +128,8 @@ export interface PlannedEvaluation extends JobRun {
   executor: NonNullable<EvaluationSettings["executor"]>;
 }
 
-const GATEWAY_ONLY = ["BENCHFLOW_PROVIDER_BASE_URL", "BENCHFLOW_PROVIDER_API_KEY"];
+// A provider's key and URL given through agentEnv are the gateway's: never an agent's environment.
+const GATEWAY_ONLY = ["BENCHFLOW_PROVIDER_BASE_URL", "BENCHFLOW_PROVIDER_API_KEY", ...PROVIDER_ENV];
 
 /** Every option of an Evaluation: one not listed here is refused with the nearest name. */
 const SETTINGS: Record<keyof EvaluationSettings, true> = {
@@ -140,6 +146,7 @@ const SETTINGS: Record<keyof EvaluationSettings, true> = {
   backend: true,
   retryAttempts: true,
   failFastRollouts: true,
+  maxCostUsd: true,
   include: true,
   exclude: true,
   agentEnv: true,
@@ -344,6 +351,7 @@ export async function planEvaluation(s: EvaluationSettings): Promise<PlannedEval
     sandboxReason: reason,
     ...bounds,
     failFastRollouts: failFastRollouts(s, rolloutsAtOnce(counts)),
+    maxCostUsd: maxCostOf(s, policy),
     retryBackoffMs: s.retryBackoffMs ?? 500,
     tasks,
     jobs,
@@ -389,6 +397,19 @@ export function rolloutsAtOnce(c: {
   maxConcurrentTrials: number;
 }) {
   return Math.min(c.concurrency * c.parallelJobs, c.maxConcurrentTrials);
+}
+
+/** A budget needs a cost: a model without a price (a model you serve, one the table lacks) cannot have one. */
+function maxCostOf(s: EvaluationSettings, policy: { gateway: { price?: unknown } } | null): number | null {
+  const v = s.maxCostUsd ?? null;
+  if (v === null) return null;
+  if (!(Number.isFinite(v) && v > 0))
+    throw new UserInputError(`${opt("maxCostUsd")} must be a number of USD > 0; got ${v}`);
+  if (!policy?.gateway.price)
+    throw new UserInputError(
+      `${opt("maxCostUsd")} needs the model's price: the price table has none for ${s.model ?? "this agent (it calls no model)"}; pass ${opt("policy.price", "IN,OUT")}`,
+    );
+  return v;
 }
 
 /**

@@ -9,8 +9,11 @@ import {
   endpointPolicyOf,
   type GatewayOptions,
 } from "../gateway/index.js";
+import type { Price } from "../gateway/usage.js";
 import { opt } from "../options.js";
 import type { PolicyRecord } from "../schemas/rollout-config.js";
+import { tablePrice } from "./prices.js";
+import { hostedProvider, hostedRoute, type ProviderRoute, providerList, SELF_SERVED } from "./providers.js";
 
 export interface PolicySettings {
   baseUrl?: string | null;
@@ -24,8 +27,8 @@ export interface PolicySettings {
   seed?: number | null;
   policyVersion?: string | null;
   captureTokens?: boolean;
-  /** USD per million input and output tokens, for cost. */
-  price?: { inputPerMTok: number; outputPerMTok: number } | null;
+  /** USD per million tokens, for cost, over the price table's (prices.ts). */
+  price?: Price | null;
   /** Both endpoint limits at once (older name). */
   upstreamTimeoutSec?: number;
   /** Seconds to the endpoint's first byte before a call fails (default 600). */
@@ -72,8 +75,6 @@ export interface ResolvedPolicy {
   record: PolicyRecord;
 }
 
-const DEFAULT_BASE_URLS: Record<string, string> = { openai: "https://api.openai.com/v1" };
-
 function numberFrom(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   const n = Number(raw);
@@ -111,17 +112,13 @@ export function resolvePolicy(
   const slash = model.indexOf("/");
   if (slash <= 0 || slash === model.length - 1) {
     throw new UserInputError(
-      `${opt("model")} ${JSON.stringify(model)} must be provider/model, e.g. vllm/Qwen/Qwen3-8B or openai/gpt-4.1`,
+      `${opt("model")} ${JSON.stringify(model)} must be provider/model: a hosted provider (${providerList()}) or a model you serve (vllm/..., sglang/... with ${opt("policy.baseUrl")}), e.g. deepseek/deepseek-v4-flash or vllm/Qwen/Qwen3-8B`,
     );
   }
   const provider = model.slice(0, slash);
   const bare = model.slice(slash + 1);
-  const baseUrl = s.baseUrl ?? env.BENCHFLOW_PROVIDER_BASE_URL ?? DEFAULT_BASE_URLS[provider];
-  if (!baseUrl) {
-    throw new UserInputError(
-      `where is ${model} served? pass ${opt("policy.baseUrl", "http://HOST:PORT/v1")} (or BENCHFLOW_PROVIDER_BASE_URL=... through ${opt("agentEnv")})`,
-    );
-  }
+  const route = routeOf(model, provider, s, env);
+  const baseUrl = route.baseUrl;
   try {
     new URL(baseUrl);
   } catch {
@@ -145,12 +142,14 @@ export function resolvePolicy(
       tokenIdsEnv === "1" ? ("on" as const) : tokenIdsEnv === "0" ? ("off" as const) : ("auto" as const),
     topLogprobs: numberFrom("BENCHFLOW_CAPTURE_TOP_LOGPROBS", env.BENCHFLOW_CAPTURE_TOP_LOGPROBS) ?? null,
   };
+  // --price over the table's: a model the table does not price (or one you serve) has no cost.
+  const price: Price | null = s.price ? { ...s.price, source: "--price" } : tablePrice(provider, bare);
   const gateway: GatewayOptions = {
-    upstream: { baseUrl, apiKey: s.apiKey ?? env.BENCHFLOW_PROVIDER_API_KEY ?? null, model: bare, provider },
+    upstream: { baseUrl, apiKey: route.apiKey, model: bare, provider },
     sampling,
     capture,
     policyVersion: s.policyVersion ?? null,
-    price: s.price ?? null,
+    price,
     upstreamTimeoutSec: s.upstreamTimeoutSec,
     ...limitsOf(s, env),
   };
@@ -162,6 +161,9 @@ export function resolvePolicy(
     provider,
     provider_model: bare,
     base_url: baseUrl,
+    // Where the URL and the key came from (a flag, a variable's name, the provider's default): never the key.
+    base_url_source: route.baseUrlFrom,
+    key_source: route.apiKeyFrom,
     sampling: {
       temperature: sampling.temperature ?? null,
       top_p: sampling.topP ?? null,
@@ -176,7 +178,15 @@ export function resolvePolicy(
       top_logprobs: capture.topLogprobs,
     },
     policy_version: s.policyVersion ?? null,
-    price_usd_per_mtok: s.price ? { input: s.price.inputPerMTok, output: s.price.outputPerMTok } : null,
+    price_usd_per_mtok: price
+      ? {
+          input: price.inputPerMTok,
+          output: price.outputPerMTok,
+          cache_read: price.cacheReadPerMTok ?? null,
+          cache_write: price.cacheWritePerMTok ?? null,
+          source: price.source ?? null,
+        }
+      : null,
     endpoint: {
       first_byte_timeout_sec: endpoint.firstByteTimeoutSec,
       idle_timeout_sec: endpoint.idleTimeoutSec,
@@ -190,6 +200,46 @@ export function resolvePolicy(
     },
   };
   return { gateway, record };
+}
+
+const given = (value: string | null | undefined, from: string) =>
+  value === undefined || value === null || value === "" ? null : { value, from };
+
+/**
+ * Where the model is called and with which key. A model you serve (vllm/, sglang/, any prefix that is
+ * not a hosted provider) needs a base URL and gets only a key given for the run; a hosted provider's
+ * model has its documented URL and reads its own key variable (providers.ts).
+ */
+function routeOf(
+  model: string,
+  provider: string,
+  s: PolicySettings,
+  env: Record<string, string | undefined>,
+): ProviderRoute {
+  const explicit = {
+    baseUrl:
+      given(s.baseUrl, opt("policy.baseUrl")) ??
+      given(env.BENCHFLOW_PROVIDER_BASE_URL, "BENCHFLOW_PROVIDER_BASE_URL"),
+    apiKey:
+      given(s.apiKey, opt("policy.apiKey")) ??
+      given(env.BENCHFLOW_PROVIDER_API_KEY, "BENCHFLOW_PROVIDER_API_KEY"),
+  };
+  const hosted = hostedProvider(provider);
+  if (hosted) return hostedRoute(hosted, explicit, env);
+  if (!explicit.baseUrl) {
+    const served = (SELF_SERVED as readonly string[]).includes(provider);
+    throw new UserInputError(
+      served
+        ? `where is ${model} served? pass ${opt("policy.baseUrl", "http://HOST:PORT/v1")} (or BENCHFLOW_PROVIDER_BASE_URL=... through ${opt("agentEnv")})`
+        : `${opt("model")} ${model}: ${JSON.stringify(provider)} is not a hosted provider (${providerList()}); for a model you serve, pass ${opt("policy.baseUrl", "http://HOST:PORT/v1")}`,
+    );
+  }
+  return {
+    baseUrl: explicit.baseUrl.value,
+    baseUrlFrom: explicit.baseUrl.from,
+    apiKey: explicit.apiKey?.value ?? null,
+    apiKeyFrom: explicit.apiKey?.from ?? null,
+  };
 }
 
 /** The endpoint limits and the bounds of a rollout's calls: flags over upstream's variables. */

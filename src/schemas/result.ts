@@ -150,8 +150,18 @@ export const WrittenAgentResult = z.strictObject({
   // Added by the gateway's usage when the agent calls a model (job/model-access.ts).
   n_input_tokens: z.number().nullable().optional(),
   n_output_tokens: z.number().nullable().optional(),
+  // Upstream's names: of n_input_tokens, read from and written to the provider's prompt cache.
+  n_cache_read_tokens: z.number().nullable().optional(),
+  n_cache_creation_tokens: z.number().nullable().optional(),
   total_tokens: z.number().nullable().optional(),
   cost_usd: z.number().nullable().optional(),
+  price_source: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'where cost_usd\'s prices came from: "--price", "table: <source>, <date>", or null (none known)',
+    ),
   usage_source: z.enum(["provider_response", "unavailable"]).optional(),
   n_model_calls: z.number().int().optional(),
   n_failed_model_calls: z.number().int().optional(),
@@ -328,7 +338,7 @@ export const JobSummary = z
     not_started: z.number().default(0),
     /** Why the run stopped starting rollouts: the endpoint kept failing, or the user's configuration cannot work. */
     stopped: z
-      .object({ reason: z.enum(["endpoint_failing", "config_error"]), message: z.string() })
+      .object({ reason: z.enum(["endpoint_failing", "config_error", "max_cost_usd"]), message: z.string() })
       .loose()
       .nullable()
       .default(null),
@@ -343,7 +353,10 @@ export const WrittenJobSummary = z.strictObject({
   scored: z.number().int(),
   masked: z.number().int(),
   stopped: z
-    .strictObject({ reason: z.enum(["endpoint_failing", "config_error"]), message: z.string() })
+    .strictObject({
+      reason: z.enum(["endpoint_failing", "config_error", "max_cost_usd"]),
+      message: z.string(),
+    })
     .nullable(),
 });
 

@@ -8,6 +8,19 @@ export const PolicyRecord = z.strictObject({
   provider: z.string(),
   provider_model: z.string(),
   base_url: z.string(),
+  base_url_source: z
+    .string()
+    .optional()
+    .describe(
+      'where base_url came from: "--base-url", a variable\'s name (DEEPSEEK_BASE_URL, ...) or "default" (the provider\'s)',
+    ),
+  key_source: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'where the key came from: "--api-key", a variable\'s name (DEEPSEEK_API_KEY, ...), or null (none); never the key',
+    ),
   sampling: z.strictObject({
     temperature: z.number().nullable(),
     top_p: z.number().nullable(),
@@ -30,9 +43,19 @@ export const PolicyRecord = z.strictObject({
   }),
   policy_version: z.string().nullable(),
   price_usd_per_mtok: z
-    .strictObject({ input: z.number(), output: z.number() })
+    .strictObject({
+      input: z.number(),
+      output: z.number(),
+      cache_read: z.number().nullable().optional().describe("a prompt-cache hit; null: as input"),
+      cache_write: z.number().nullable().optional().describe("a prompt-cache write; null: as input"),
+      source: z
+        .string()
+        .nullable()
+        .optional()
+        .describe('"--price", or "table: <page>, <date>" (the price table\'s)'),
+    })
     .nullable()
-    .describe("--price IN,OUT: USD per million input and output tokens, or null"),
+    .describe("USD per million tokens (--price, else the price table's), or null: no cost"),
   endpoint: z.strictObject({
     first_byte_timeout_sec: z.number(),
     idle_timeout_sec: z.number(),

@@ -86,6 +86,14 @@ export const TrajectoryLine = z
       usage: z.strictObject({
         input_tokens: z.number().nullable(),
         output_tokens: z.number().nullable(),
+        cache_read_tokens: z
+          .number()
+          .optional()
+          .describe("of input_tokens, read from the provider's prompt cache (present when it reported one)"),
+        cache_write_tokens: z
+          .number()
+          .optional()
+          .describe("of input_tokens, written to the provider's prompt cache (Anthropic, OpenRouter)"),
       }),
       token_capture: TokenCaptureBlock.optional(),
       error: z.string().optional(),

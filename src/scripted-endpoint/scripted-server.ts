@@ -17,6 +17,7 @@ import {
   send,
   sendEvents,
 } from "./http-helpers.js";
+import { PromptCache } from "./prompt-cache.js";
 import { sampleTurn } from "./sample.js";
 import {
   type ChosenReply,
@@ -58,6 +59,8 @@ export interface ScriptedEndpointOptions {
   maxModelLen?: number;
   /** Wait this long before answering each chat completion, standing in for GPU decoding (default 0). */
   delayMs?: number;
+  /** "deepseek": answer with DeepSeek's prompt-cache usage fields, hits counted as it documents them. */
+  promptCache?: "deepseek" | null;
 }
 
 export interface RecordedRequest {
@@ -137,6 +140,7 @@ function makeHandler(
   const idPrefix = randomBytes(4).toString("hex");
   let sequence = 0;
   const nextId = () => `chatcmpl-${idPrefix}${(++sequence).toString(16).padStart(8, "0")}`;
+  const cache = options.promptCache ? new PromptCache() : null;
   const reached = new Map<string, number>();
   const attempts = (key: string) => {
     const seen = reached.get(key) ?? 0;
@@ -180,7 +184,7 @@ function makeHandler(
         repeat: repeatOf(req.headers[ROLLOUT_HEADERS.repeat]),
         ...(seed === undefined ? {} : { seed }),
       };
-      answer = chatAnswer(parsed.value, options, { id: nextId(), model }, attempts, rollout);
+      answer = chatAnswer(parsed.value, options, { id: nextId(), model }, attempts, rollout, cache);
     }
     if (options.delayMs && path === "/v1/chat/completions" && answer !== "hang") {
       await new Promise((resolve) => setTimeout(resolve, options.delayMs));
@@ -205,6 +209,7 @@ function chatAnswer(
   ids: { id: string; model: string },
   attempts: (key: string) => number,
   rollout: RolloutContext,
+  cache: PromptCache | null,
 ): Answer {
   const problem = requestProblem(body, options, ids.model);
   if (problem) return errorAnswer(problem.status, problem.message, problem.type, problem.param);
@@ -220,6 +225,7 @@ function chatAnswer(
     return { status, text, contentType: parseJson(text).ok ? "application/json" : "text/plain" };
   }
   const wire = wireRequest(request, options, ids);
+  if (cache) wire.cacheHit = cache.hit(wire.promptIds);
   const stream = request.stream === true;
   if ("malformed" in reply) return malformedAnswer(wire, stream);
   if ("cut" in reply) return cutAnswer(wire, stream, chosen);

@@ -1,6 +1,8 @@
 // vLLM's OpenAI-compatible wire format for chat completions: the non-streamed body and the SSE chunks,
 // including its extensions (return_token_ids) and SGLang's sglext ids. Field order follows vLLM's models.
+
 import { tokenBytes, tokenText } from "./chat-template.js";
+import { deepseekCacheFields } from "./prompt-cache.js";
 import { type SampledTurn, syntheticLogprob, topAlternatives } from "./sample.js";
 
 /** What the request asked for, after the server's own switches (tokenIds, logprobs) were applied. */
@@ -17,6 +19,8 @@ export interface WireRequest {
   sglextOutput: boolean;
   includeUsage: boolean;
   continuousUsage: boolean;
+  /** Tokens of the prompt a stand-in provider's cache held (prompt-cache.ts); absent: no cache fields. */
+  cacheHit?: number;
 }
 
 export function logprobsContent(ids: readonly number[], start: number, k: number) {
@@ -66,7 +70,11 @@ export function completionBody(req: WireRequest, turn: SampledTurn): Record<stri
     choices: [choice],
     service_tier: null,
     system_fingerprint: null,
-    usage: { ...usage(req.promptIds.length, turn.completionIds.length), prompt_tokens_details: null },
+    usage: {
+      ...usage(req.promptIds.length, turn.completionIds.length),
+      prompt_tokens_details: null,
+      ...cacheFields(req),
+    },
     prompt_logprobs: null,
   };
   if (req.tokenIds !== undefined) body.prompt_token_ids = req.tokenIds ? req.promptIds : null;
@@ -106,8 +114,13 @@ export function streamChunks(req: WireRequest, turn: SampledTurn): Record<string
   });
   const sglext = sglextOf(req, turn);
   if (sglext) chunks.push({ ...head, choices: [], sglext });
-  if (req.includeUsage) chunks.push({ ...head, choices: [], usage: usage(promptCount, position) });
+  if (req.includeUsage)
+    chunks.push({ ...head, choices: [], usage: { ...usage(promptCount, position), ...cacheFields(req) } });
   return chunks;
+}
+
+function cacheFields(req: WireRequest): Record<string, unknown> {
+  return req.cacheHit === undefined ? {} : deepseekCacheFields(req.promptIds.length, req.cacheHit);
 }
 
 function usage(prompt: number, completion: number) {

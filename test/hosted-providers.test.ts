@@ -1,0 +1,141 @@
+// The seed's first command with a hosted model: `-m deepseek/deepseek-v4-flash` with DEEPSEEK_API_KEY
+// set, against a stand-in that speaks DeepSeek's wire format (its prompt-cache usage fields), reached
+// through the documented override (DEEPSEEK_BASE_URL). The key goes to it and to nothing else, the
+// price table prices the cache hits, and the run ends with the seed's cost line; a refused key is
+// config_error.
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import {
+  loadEndpointScript,
+  type ScriptedEndpoint,
+  startScriptedEndpoint,
+} from "../src/scripted-endpoint/scripted-server.js";
+import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
+
+const scratch = useScratch("hosted");
+const DEEPSEEK_KEY = "sk-deepseek-only-5151";
+// Keys of other providers the user also has: none of them may leave the host for this run.
+const OTHER_KEYS = { OPENAI_API_KEY: "sk-openai-never-sent", ANTHROPIC_API_KEY: "sk-ant-never-sent" };
+
+let standIn: ScriptedEndpoint;
+
+before(async () => {
+  standIn = await startScriptedEndpoint({
+    script: await loadEndpointScript(path.join(REPO, "examples/policies/hello.json")),
+    apiKey: DEEPSEEK_KEY,
+    model: "deepseek-v4-flash",
+    promptCache: "deepseek",
+  });
+});
+after(async () => await standIn.close());
+
+const seedCommand = (jobsDir: string, extra: string[] = []) => [
+  "run",
+  path.join(EXAMPLES, "hello"),
+  "-a",
+  "bench-agent",
+  "-m",
+  "deepseek/deepseek-v4-flash",
+  "--trials",
+  "2",
+  "-j",
+  "2",
+  "--sandbox",
+  "namespace",
+  "--jobs-dir",
+  jobsDir,
+  ...extra,
+];
+
+describe("a hosted model by its provider's name", () => {
+  it("--dry-run shows DeepSeek's documented URL, where it came from, and the table's price", async () => {
+    const r = await bench([...seedCommand(path.join(scratch(), "dry")), "--dry-run"], {
+      env: { DEEPSEEK_API_KEY: DEEPSEEK_KEY, DEEPSEEK_BASE_URL: "" },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const policy = JSON.parse(r.stdout).policy;
+    assert.equal(policy.base_url, "https://api.deepseek.com/v1");
+    assert.equal(policy.base_url_source, "default");
+    assert.equal(policy.key_source, "DEEPSEEK_API_KEY");
+    assert.match(policy.price_usd_per_mtok.source, /^table: https:\/\/api-docs\.deepseek\.com\//);
+    assert.ok(policy.price_usd_per_mtok.cache_read < policy.price_usd_per_mtok.input);
+    assert.ok(!r.stdout.includes(DEEPSEEK_KEY), "the key is never printed");
+  });
+
+  it("runs the seed's command on the stand-in, sends only DeepSeek's key there, and prints the cost line", async () => {
+    const jobs = path.join(scratch(), "group");
+    const before = standIn.requests.length;
+    const r = await bench(seedCommand(jobs), {
+      env: { DEEPSEEK_API_KEY: DEEPSEEK_KEY, DEEPSEEK_BASE_URL: `${standIn.baseUrl}`, ...OTHER_KEYS },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^trial-01 {2}reward 1\.0/m);
+    assert.match(
+      r.stdout,
+      /^Each rollout cost about \$[0-9.]+ \([0-9,]+( to [0-9,]+)? tokens\) and took .*\.$/m,
+    );
+    const sent = standIn.requests.slice(before).filter((q) => q.path.endsWith("/chat/completions"));
+    assert.ok(sent.length >= 4, `two rollouts of several calls each: ${sent.length}`);
+    for (const q of sent) assert.equal(q.headers.authorization, `Bearer ${DEEPSEEK_KEY}`);
+    const found = await rollouts(jobs);
+    assert.equal(found.length, 2);
+    for (const { dir, result } of found) {
+      const usage = result?.agent_result;
+      assert.ok(usage.n_cache_read_tokens > 0, "the stand-in's cache hits are read from its own fields");
+      assert.ok(usage.n_cache_read_tokens < usage.n_input_tokens);
+      assert.ok(usage.cost_usd > 0);
+      assert.match(usage.price_source, /^table: https:\/\/api-docs\.deepseek\.com\//);
+      const config = JSON.parse(await fs.readFile(path.join(dir, "config.json"), "utf8"));
+      assert.equal(config.policy.base_url_source, "DEEPSEEK_BASE_URL");
+      // No key of any provider in any file the run wrote.
+      const files = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+      for (const f of files.filter((e) => e.isFile())) {
+        const text = await fs.readFile(path.join(f.parentPath, f.name), "utf8");
+        for (const k of [DEEPSEEK_KEY, ...Object.values(OTHER_KEYS)])
+          assert.ok(!text.includes(k), `${f.name} holds a key`);
+      }
+    }
+  });
+
+  it("a key the provider refuses is config_error, and the run says how to finish it", async () => {
+    const jobs = path.join(scratch(), "refused");
+    const r = await bench(seedCommand(jobs, ["--trials", "1"]), {
+      env: { DEEPSEEK_API_KEY: "sk-wrong", DEEPSEEK_BASE_URL: standIn.baseUrl, ...OTHER_KEYS },
+    });
+    assert.equal(r.code, 2, `${r.stdout}\n${r.stderr}`);
+    const [only] = await rollouts(jobs);
+    assert.equal(only?.result?.error_category, "config_error");
+    assert.match(r.stderr, /--job-name/);
+  });
+
+  it("--max-cost-usd stops starting rollouts once finished ones have spent it", async () => {
+    const jobs = path.join(scratch(), "budget");
+    const r = await bench(seedCommand(jobs, ["--trials", "3", "-j", "1", "--max-cost-usd", "0.0000001"]), {
+      env: { DEEPSEEK_API_KEY: DEEPSEEK_KEY, DEEPSEEK_BASE_URL: standIn.baseUrl },
+    });
+    assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stderr, /stopped: the run has spent \$[0-9.]+, at or over its budget/);
+    assert.match(r.stderr, /2 planned trial\(s\) not started; with a larger --max-cost-usd/);
+    assert.equal((await rollouts(jobs)).filter((x) => x.result?.agent_result?.cost_usd > 0).length, 1);
+  });
+
+  it("--max-cost-usd on a model without a price is refused before anything runs", async () => {
+    const r = await bench(
+      [
+        ...seedCommand(path.join(scratch(), "noprice")).map((a) =>
+          a === "deepseek/deepseek-v4-flash" ? "deepseek/unlisted" : a,
+        ),
+        "--max-cost-usd",
+        "1",
+      ],
+      { env: { DEEPSEEK_API_KEY: DEEPSEEK_KEY } },
+    );
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /--max-cost-usd needs the model's price: the price table has none for deepseek\/unlisted; pass --price IN,OUT/,
+    );
+  });
+});
