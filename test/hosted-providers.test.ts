@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { HOSTED_PROVIDERS } from "../src/job/providers.js";
 import {
   loadEndpointScript,
   type ScriptedEndpoint,
@@ -137,5 +138,36 @@ describe("a hosted model by its provider's name", () => {
       r.stderr,
       /--max-cost-usd needs the model's price: the price table has none for deepseek\/unlisted; pass --price IN,OUT/,
     );
+  });
+
+  it("every provider: its key variable reaches its route (through its URL variable), and a refused key is config_error", async () => {
+    for (const p of HOSTED_PROVIDERS) {
+      // The provider's own URL variable; Anthropic's is the API's root (the run adds /v1).
+      const url = p.baseUrlEnvSuffix ? standIn.baseUrl.replace(/\/v1$/, "") : standIn.baseUrl;
+      const env = (key: string) => ({
+        ...OTHER_KEYS,
+        [p.keyEnv[0] as string]: key,
+        [p.baseUrlEnv[0] as string]: url,
+      });
+      const args = (name: string) => [
+        "run",
+        path.join(EXAMPLES, "hello"),
+        "-a",
+        "bench-agent",
+        "-m",
+        `${p.name}/some-model`,
+        "--sandbox",
+        "namespace",
+        "--jobs-dir",
+        path.join(scratch(), `${p.name}-${name}`),
+        "-q",
+      ];
+      const ok = await bench(args("ok"), { env: env(DEEPSEEK_KEY) });
+      assert.equal(ok.code, 0, `${p.name}: ${ok.stderr}`);
+      const refused = await bench(args("refused"), { env: env("sk-refused") });
+      assert.equal(refused.code, 2, `${p.name}: ${refused.stderr}`);
+      const [only] = await rollouts(path.join(scratch(), `${p.name}-refused`));
+      assert.equal(only?.result?.error_category, "config_error", p.name);
+    }
   });
 });

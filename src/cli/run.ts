@@ -120,7 +120,10 @@ export function registerRunCommand(program: Command): void {
     .description("Run N rollouts of each task (each repeat a job of its own) and score them")
     .argument("<task-or-dir>", "a task folder, or a folder of tasks")
     .requiredOption("-a, --agent <agent>", "agent: oracle, nop, bench-agent, claude-code, codex, opencode")
-    .option("-m, --model <provider/model>", "the policy, e.g. vllm/my-policy");
+    .option(
+      "-m, --model <provider/model>",
+      "the policy: a hosted model (deepseek/deepseek-v4-flash, anthropic/..., openai/...) or one you serve (vllm/NAME with --base-url)",
+    );
   // In the order the help lists them: the jobs, the policy and its endpoint, the task, where it runs.
   jobFlags(run);
   policyFlags(run);
