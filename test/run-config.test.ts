@@ -91,6 +91,43 @@ describe("bench run --config FILE", () => {
   });
 });
 
+describe("upstream's other spellings", () => {
+  it("--tasks-dir is the task argument; a flag we do not take is refused with what to do instead", async () => {
+    const args = [
+      "-a",
+      "oracle",
+      "--job-name",
+      "t",
+      "--jobs-dir",
+      path.join(scratch(), "t"),
+      "--sandbox",
+      "namespace",
+    ];
+    assert.deepEqual(
+      await plan(["--tasks-dir", path.join(EXAMPLES, "hello"), ...args]),
+      await plan([path.join(EXAMPLES, "hello"), ...args]),
+    );
+    for (const [extra, said] of [
+      [
+        ["--usage-tracking", "required"],
+        /--usage-tracking is upstream BenchFlow's, not bench run's: the gateway records every model call/,
+      ],
+      [
+        ["--matrix", "m.yaml"],
+        /--matrix is upstream BenchFlow's, not bench run's: run bench run once per model/,
+      ],
+      [
+        ["--sandbox", "daytona"],
+        /--sandbox daytona is upstream's remote sandbox; .*--sandbox container \(or docker, podman\)/,
+      ],
+    ] as const) {
+      const r = await bench(["run", path.join(EXAMPLES, "hello"), ...args, ...extra, "--dry-run"]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, said);
+    }
+  });
+});
+
 describe("--sandbox docker", () => {
   const docker = "/var/run/docker.sock";
   it("is the container sandbox on Docker: the plan of --sandbox container with DOCKER_HOST at its socket", {

@@ -13,13 +13,59 @@ const CONFIG_FLAGS = ["--config", "--run-config"];
 /** Keys naming the task or folder of tasks (the positional argument). */
 const TASK_KEYS = ["tasks_dir", "tasks-dir", "task", "tasks"];
 
-/** argv with a `run --config FILE` expanded into flags; any other argv as it is. */
+/**
+ * Upstream's flags we do not take, each with what to do instead: a user moving from upstream gets
+ * the nearest way here, not "unknown option".
+ */
+const UPSTREAM_ONLY: Record<string, string> = {
+  "--usage-tracking":
+    "the gateway records every model call and its usage (result.json usage_source); leave it out",
+  "--matrix":
+    "run bench run once per model (each into its own --jobs-dir or --job-name); groups never mix models",
+  "--max-rollouts": "--include/--exclude choose tasks, --trials N the rollouts of each",
+  "--max-sandbox-seconds": "--timeout-multiplier scales each task's own time limits",
+  "--worker-concurrency": "--parallel-jobs K runs K repeat jobs at once; -j the trials of a job",
+  "--build-concurrency": "-j and --max-concurrent-trials bound the run, image builds included",
+};
+/** Upstream's remote sandboxes: only this machine's run here. */
+const REMOTE_SANDBOXES = ["daytona", "modal", "apple-container", "agentcore", "remote-docker"];
+
+/** Refuses an upstream spelling we do not take, naming the nearest one we do; `--tasks-dir X` is the task. */
+function upstreamSpellings(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const [flag, inline] =
+      a.startsWith("--") && a.includes("=")
+        ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]
+        : [a, undefined];
+    const instead = UPSTREAM_ONLY[flag];
+    if (instead) throw new UserInputError(`${flag} is upstream BenchFlow's, not bench run's: ${instead}`);
+    const value = inline ?? args[i + 1];
+    if (flag === "--sandbox" && value && REMOTE_SANDBOXES.includes(value))
+      throw new UserInputError(
+        `--sandbox ${value} is upstream's remote sandbox; bench run runs on this machine or a SLURM cluster: --sandbox container (or docker, podman), namespace, or --executor slurm`,
+      );
+    if (flag === "--tasks-dir") {
+      // upstream's spelling of the task argument.
+      if (!value)
+        throw new UserInputError("--tasks-dir needs a folder: bench run --tasks-dir tasks/half-life ...");
+      out.push(value);
+      if (inline === undefined) i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+/** argv with upstream's spellings read and a `run --config FILE` expanded into flags; any other argv as it is. */
 export function expandRunConfig(argv: readonly string[], run: Command): string[] {
   const at = argv.indexOf("run");
   if (at < 0) return [...argv];
-  const args = argv.slice(at + 1);
+  const args = upstreamSpellings(argv.slice(at + 1));
   const found = configPath(args);
-  if (!found) return [...argv];
+  if (!found) return [...argv.slice(0, at + 1), ...args];
   const { file, rest } = found;
   const values = readConfig(file);
   const flags: string[] = [];
