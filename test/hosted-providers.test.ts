@@ -82,6 +82,11 @@ describe("a hosted model by its provider's name", () => {
     for (const q of sent) assert.equal(q.headers.authorization, `Bearer ${DEEPSEEK_KEY}`);
     const found = await rollouts(jobs);
     assert.equal(found.length, 2);
+    // summary.json: each repeat job's cost, its rollouts' summed.
+    for (const { dir, result } of found) {
+      const summary = JSON.parse(await fs.readFile(path.join(path.dirname(dir), "summary.json"), "utf8"));
+      assert.equal(summary.cost_usd, result?.agent_result?.cost_usd);
+    }
     for (const { dir, result } of found) {
       const usage = result?.agent_result;
       assert.ok(usage.n_cache_read_tokens > 0, "the stand-in's cache hits are read from its own fields");

@@ -70,5 +70,14 @@ export function summarize(
     finished_at: finishedAt.toISOString(),
     not_started: info.notStarted ?? 0,
     stopped: info.stopped ?? null,
+    cost_usd: costOfJob(results),
   };
+}
+
+/** What the job's rollouts cost (agent_result.cost_usd summed), null when none of them has a cost. */
+function costOfJob(results: readonly RolloutResult[]): number | null {
+  const costs = results
+    .map((r) => r.agent_result?.cost_usd)
+    .filter((c): c is number => typeof c === "number");
+  return costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0);
 }

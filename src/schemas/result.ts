@@ -336,6 +336,8 @@ export const JobSummary = z
     finished_at: z.string(),
     /** Planned rollouts the job never started because the run stopped early (see `stopped`). */
     not_started: z.number().default(0),
+    /** USD the job's rollouts cost (their agent_result.cost_usd summed); null when none has a cost. */
+    cost_usd: z.number().nullable().optional(),
     /** Why the run stopped starting rollouts: the endpoint kept failing, or the user's configuration cannot work. */
     stopped: z
       .object({ reason: z.enum(["endpoint_failing", "config_error", "max_cost_usd"]), message: z.string() })
