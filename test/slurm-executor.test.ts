@@ -11,6 +11,9 @@ import { loadJob } from "../src/jobs-dir/load-job.js";
 import { bench, slowHelloTasks, startBench, waitUntil } from "./testing/bench.js";
 import { clusterMissing, jobsOfRun, oracleRunArgs as runArgs, SHARED_ROOT } from "./testing/slurm.js";
 
+/** The run's arguments without -q, for a test that reads its warnings. */
+const loud = (args: string[]) => args.filter((a) => a !== "-q");
+
 const missing = clusterMissing();
 if (missing) console.log(`# slurm-executor tests skipped: ${missing}`);
 
@@ -114,7 +117,8 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
   it("a trial whose SLURM job is cancelled from outside ends as infra_error and is retried", async () => {
     const tasks = await slowHelloTasks(path.join(scratch, "tasks-cancel"), ["slow"], 6);
     const jobsDir = path.join(scratch, "jobs-cancel");
-    const child = startBench(runArgs(tasks, jobsDir, "cancelled", ["--executor", "slurm"]));
+    // Not quiet: the retry's warning is what this reads (-q prints only errors and the final lines).
+    const child = startBench(loud(runArgs(tasks, jobsDir, "cancelled", ["--executor", "slurm"])));
     let stderr = "";
     child.stderr?.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
@@ -182,7 +186,9 @@ describe("--executor slurm on the two-node local cluster", { skip: missing ?? fa
     // the first folder's (a rewritten solve.sh there could let it finish before the rerun reaps it).
     const quick = await slowHelloTasks(path.join(scratch, "tasks-killed-quick"), ["slow"], 0);
     const rerun = await bench(
-      runArgs(quick, jobsDir, "killed", ["--executor", "slurm", "--trials", "2", "--parallel-jobs", "2"]),
+      loud(
+        runArgs(quick, jobsDir, "killed", ["--executor", "slurm", "--trials", "2", "--parallel-jobs", "2"]),
+      ),
     );
     assert.equal(rerun.code, 0, `${rerun.stderr}\n${rerun.stdout}`);
     assert.match(rerun.stderr, /cancelled 2 SLURM job\(s\) a killed run left behind/);
