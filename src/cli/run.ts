@@ -210,7 +210,7 @@ function policyFlags(run: Command): Command {
     )
     .option(
       "--max-endpoint-connections <n>",
-      "model calls in flight to the endpoint at once over the whole run (default 64); more wait their turn",
+      "model calls in flight to the endpoint at once over the whole run (default 64 for a hosted provider, 1024 for a model you serve); more wait their turn",
       parseInteger,
     )
     .option("--max-call-mib <mib>", "one request body and one answer over this are refused", parseNumber)

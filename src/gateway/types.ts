@@ -85,8 +85,13 @@ export const ENDPOINT_DEFAULTS: EndpointPolicy = {
   idleTimeoutSec: 300,
   retries: 2,
   failFastCalls: 3,
-  maxConnections: 64,
+  // A model you serve (vLLM batches hundreds of sequences): the bound only guards the host. A hosted
+  // provider's runs get HOSTED_MAX_CONNECTIONS instead (job/policy.ts), below its rate limits.
+  maxConnections: 1024,
 };
+
+/** Calls in flight at once to a hosted provider's API by default: parallel groups stay under its rate limits. */
+export const HOSTED_MAX_CONNECTIONS = 64;
 
 /**
  * Whose fault a failed call is, which decides the rollout's outcome (see rollout/outcome.ts):

@@ -9,6 +9,7 @@ import {
   endpointPolicyOf,
   type GatewayOptions,
 } from "../gateway/index.js";
+import { HOSTED_MAX_CONNECTIONS } from "../gateway/types.js";
 import type { Price } from "../gateway/usage.js";
 import { opt } from "../options.js";
 import type { PolicyRecord } from "../schemas/rollout-config.js";
@@ -151,7 +152,7 @@ export function resolvePolicy(
     policyVersion: s.policyVersion ?? null,
     price,
     upstreamTimeoutSec: s.upstreamTimeoutSec,
-    ...limitsOf(s, env),
+    ...limitsOf(s, env, hostedProvider(provider) !== null),
   };
   const endpoint = endpointPolicyOf(gateway);
   checkEndpointPolicy(endpoint);
@@ -246,6 +247,7 @@ function routeOf(
 function limitsOf(
   s: PolicySettings,
   env: Record<string, string | undefined>,
+  hosted: boolean,
 ): Pick<GatewayOptions, "endpoint" | "bounds"> {
   return {
     endpoint: {
@@ -260,7 +262,8 @@ function limitsOf(
         s.failFastCalls ?? numberFrom("BENCHFLOW_FAIL_FAST_CALLS", env.BENCHFLOW_FAIL_FAST_CALLS),
       maxConnections:
         s.maxEndpointConnections ??
-        numberFrom("BENCHFLOW_MAX_ENDPOINT_CONNECTIONS", env.BENCHFLOW_MAX_ENDPOINT_CONNECTIONS),
+        numberFrom("BENCHFLOW_MAX_ENDPOINT_CONNECTIONS", env.BENCHFLOW_MAX_ENDPOINT_CONNECTIONS) ??
+        (hosted ? HOSTED_MAX_CONNECTIONS : undefined),
     },
     bounds: {
       callBytes: mibToBytes(s.maxCallMib ?? numberFrom("BENCHFLOW_MAX_CALL_MIB", env.BENCHFLOW_MAX_CALL_MIB)),

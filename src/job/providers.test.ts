@@ -74,6 +74,18 @@ describe("hosted providers", () => {
     assert.equal(route("mystery/m", ALL_KEYS, { baseUrl: "http://h:1/v1" }).key, null);
   });
 
+  it("calls in flight: a hosted provider's API gets 64 at once (its rate limits), a model you serve 1024", () => {
+    assert.equal(resolvePolicy("deepseek/x", {}, {}).record.endpoint.max_connections, 64);
+    assert.equal(
+      resolvePolicy("vllm/x", { baseUrl: "http://h:1/v1" }, {}).record.endpoint.max_connections,
+      1024,
+    );
+    assert.equal(
+      resolvePolicy("deepseek/x", { maxEndpointConnections: 8 }, {}).record.endpoint.max_connections,
+      8,
+    );
+  });
+
   it("a bare model id is refused with the providers listed", () => {
     assert.throws(
       () => route("deepseek-v4-flash", {}),
