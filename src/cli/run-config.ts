@@ -61,8 +61,9 @@ function upstreamSpellings(args: string[]): string[] {
 
 /** argv with upstream's spellings read and a `run --config FILE` expanded into flags; any other argv as it is. */
 export function expandRunConfig(argv: readonly string[], run: Command): string[] {
-  const at = argv.indexOf("run");
-  if (at < 0) return [...argv];
+  // Only `bench run ...` (node, the script, then the command): a folder named "run" elsewhere is not one.
+  const at = 2;
+  if (argv[at] !== "run") return [...argv];
   const args = upstreamSpellings(argv.slice(at + 1));
   const found = configPath(args);
   if (!found) return [...argv.slice(0, at + 1), ...args];
