@@ -81,7 +81,7 @@ describe("flag errors: one line each, in one style", () => {
     );
     assert.equal(
       flag,
-      'bench run: --sandbox "bogus": expected auto, namespace or container; see bench run --help',
+      'bench run: --sandbox "bogus": expected auto, namespace, container, docker or podman; see bench run --help',
     );
   });
 

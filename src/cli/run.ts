@@ -105,7 +105,7 @@ export function sandboxChoice(flag: SandboxFlag | undefined): SandboxChoice {
   const chosen = flag ?? (env === undefined || env === "" ? "auto" : env);
   if (!(SANDBOXES as readonly string[]).includes(chosen))
     throw new UserInputError(
-      `BENCHFLOW_SANDBOX=${JSON.stringify(env)} is not a sandbox: set it to ${SANDBOXES.join(", ")}, or unset it (--sandbox overrides it)`,
+      `BENCHFLOW_SANDBOX=${JSON.stringify(env)} is not a sandbox: set it to auto, namespace or container (docker and podman: the container sandbox on that engine), or unset it (--sandbox overrides it)`,
     );
   if (chosen === "docker" || chosen === "podman") {
     if (!process.env.DOCKER_HOST) process.env.DOCKER_HOST = ENGINE_SANDBOXES[chosen];
