@@ -56,6 +56,7 @@ async function directStart(
     keyEnv: "BENCHFLOW_API_KEY",
     workdir: work,
     mcpServers: [],
+    bundleDir: "/opt/benchflow/agents/x",
   };
   for (const f of def.configFiles(info)) {
     await fs.mkdir(path.dirname(path.join(home, f.path)), { recursive: true });

@@ -18,6 +18,8 @@ export const LIBRARY_ENV = {
   HF_HOME: "Hugging Face's home (its hub cache below it)",
   BENCHFLOW_TASK_TOML_ALLOW_UNKNOWN_KEYS:
     "1: an unknown task.toml key is a warning, not a refusal (upstream's)",
+  BENCHFLOW_ACP_HANDSHAKE_TIMEOUT:
+    "seconds an ACP agent has to answer initialize and session/new each (upstream's; default 60)",
   SLURMD_NODENAME: "on a SLURM node: the node a rollout ran on (result.json executor)",
   SLURM_JOB_ID: "on a SLURM node: the SLURM job a rollout ran in (result.json executor)",
 } as const;

@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
 import { loadEndpointScript } from "../src/scripted-endpoint/scripted-server.js";
-import { acpEvents, CLI_AGENTS, llmCalls, readJson, runAgent } from "./testing/agents.js";
+import { acpEvents, CLI_AGENTS, jsonLines, llmCalls, readJson, runAgent } from "./testing/agents.js";
 import { bench, EXAMPLES, REPO, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("agents-ct");
@@ -62,6 +62,42 @@ describe("agent CLIs in the container sandbox", () => {
       const validate = await bench(["train", "validate", rows, "--require-tool-calls"]);
       assert.equal(validate.code, 0, validate.stdout + validate.stderr);
       assert.match(validate.stdout, /"rows": 2, "rows_with_tool_calls": 2/);
+    });
+  }
+});
+
+describe("ACP agents in the container sandbox", () => {
+  for (const [agent, vocabulary] of [
+    ["claude-agent-acp", "claude-code"],
+    ["codex-acp", "codex"],
+  ] as const) {
+    it(`${agent}: hello scores 1.0 through ACP in the container; the calls are the agent's own`, async (t) => {
+      if (!(await engineOrSkip(t))) return;
+      const jobsDir = path.join(scratch(), agent);
+      const script = await loadEndpointScript(path.join(REPO, `examples/policies/${vocabulary}-hello.json`));
+      const { result, found } = await runAgent(script, {
+        tasks: path.join(EXAMPLES, "hello"),
+        agent,
+        sandbox: "container",
+        jobsDir,
+        captureTokens: true,
+      });
+      assert.deepEqual(
+        result.results.map((r) => [r.agent, r.rewards?.reward ?? null, r.error]),
+        [[agent, 1, null]],
+      );
+      const dir = found[0]?.dir ?? "";
+      const log = await jsonLines(path.join(dir, "agent", `${agent}.jsonl`));
+      const sent = log.filter((l) => l.dir === "send" && l.msg?.method).map((l) => l.msg.method);
+      assert.deepEqual(sent.slice(0, 3), ["initialize", "session/new", "session/prompt"]);
+      const calls = await llmCalls(dir);
+      assert.ok(calls.length >= 2);
+      for (const c of calls) {
+        assert.equal(c.metadata.origin.kind, "agent");
+        assert.equal(c.metadata.token_capture?.schema_version, "benchflow.token_capture.v1");
+      }
+      const tool = (await acpEvents(dir)).find((e) => e.type === "tool_call");
+      assert.equal(tool?.status, "completed");
     });
   }
 });

@@ -143,9 +143,10 @@ describe("agent CLIs: failures end their own trial", () => {
 });
 
 describe("agent CLIs: names", () => {
-  it("accepts upstream's codex-acp and claude-agent-acp as aliases", () => {
-    assert.equal(resolveAgent("codex-acp").name, "codex");
-    assert.equal(resolveAgent("claude-agent-acp").name, "claude-code");
+  it("upstream's codex-acp and claude-agent-acp are agents of their own, named as typed (ACP: agents-acp.test.ts)", () => {
+    assert.equal(resolveAgent("codex-acp").name, "codex-acp");
+    assert.equal(resolveAgent("claude-agent-acp").name, "claude-agent-acp");
+    assert.equal(resolveAgent("acp:my-agent --acp").name, "acp:my-agent --acp");
     assert.equal(resolveAgent("opencode").name, "opencode");
   });
 });

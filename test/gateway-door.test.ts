@@ -69,15 +69,21 @@ async function rowsOf(
 
 for (const sandbox of ["namespace", "container"] as const) {
   describe(`the gateway's door, ${sandbox} sandbox`, namespaceRan(sandbox), () => {
-    for (const agent of CLI_AGENTS) {
+    // The ACP agents speak through the same CLIs' tools: Claude Code's and Codex's vocabularies.
+    const agents = [
+      ...CLI_AGENTS.map((a) => [a, a] as const),
+      ["claude-agent-acp", "claude-code"] as const,
+      ["codex-acp", "codex"] as const,
+    ];
+    for (const [agent, vocabulary] of agents) {
       it(`${agent}: the shell's forged, forked and off-policy calls are flagged, counted and in no row; the knobs never reach the policy`, async (t) => {
         if (sandbox === "container" && !(await engineOrSkip(t))) return;
-        const script = scriptFor(agent, [
+        const script = scriptFor(vocabulary, [
           // The forged conversation gets a plain answer, so that with the flag it is a row.
           { match: MARKS[0], replies: [{ content: "Noted." }] },
           {
             replies: [
-              { content: "Working.", tool_calls: [shellCall(agent, await forgeries())] },
+              { content: "Working.", tool_calls: [shellCall(vocabulary, await forgeries())] },
               { content: "Done." },
             ],
           },

@@ -3,7 +3,14 @@ import { UserInputError } from "../errors.js";
 import { opt } from "../options.js";
 import { nearest } from "../util/nearest.js";
 import { createBenchAgent } from "./bench-agent/index.js";
-import { createClaudeCodeAgent, createCodexAgent, createOpencodeAgent } from "./in-sandbox/index.js";
+import { acpCommandDef } from "./in-sandbox/acp-command.js";
+import { createCliAgent } from "./in-sandbox/agent.js";
+import {
+  CLI_AGENT_DEFS,
+  createClaudeCodeAgent,
+  createCodexAgent,
+  createOpencodeAgent,
+} from "./in-sandbox/index.js";
 import type { SkillMode } from "./in-sandbox/skills.js";
 import { nopAgent, oracleAgent } from "./oracle.js";
 import type { Agent } from "./types.js";
@@ -23,9 +30,9 @@ const agents: Record<string, AgentFactory> = {
   nop: () => nopAgent,
   "bench-agent": () => createBenchAgent(),
   "claude-code": (o) => createClaudeCodeAgent(cli(o)),
-  "claude-agent-acp": (o) => createClaudeCodeAgent(cli(o)),
+  "claude-agent-acp": (o) => createCliAgent(CLI_AGENT_DEFS["claude-agent-acp"], cli(o)),
   codex: (o) => createCodexAgent(cli(o)),
-  "codex-acp": (o) => createCodexAgent(cli(o)),
+  "codex-acp": (o) => createCliAgent(CLI_AGENT_DEFS["codex-acp"], cli(o)),
   opencode: (o) => createOpencodeAgent(cli(o)),
 };
 
@@ -38,6 +45,7 @@ export function registerAgent(name: string, factory: AgentFactory): void {
 }
 
 export function resolveAgent(name: string, options?: AgentOptions): Agent {
+  if (name.startsWith("acp:")) return createCliAgent(acpCommandDef(name), cli(options));
   const factory = agents[name];
   if (!factory) {
     const near = nearest(name, agentNames());

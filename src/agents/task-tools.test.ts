@@ -12,7 +12,7 @@ describe("unofferedTaskTools", () => {
     const mcp = await loadTask(path.join(FIXTURES, "mcp-lookup"));
     const skills = await loadTask(path.join(FIXTURES, "skill-dir"));
     assert.deepEqual(unofferedTaskTools(resolveAgent("bench-agent"), mcp), [
-      "task mcp-lookup: its MCP servers (lookup) are not offered to bench-agent: bench-agent has no MCP client and loads no skills; run claude-code, codex or opencode to offer them",
+      "task mcp-lookup: its MCP servers (lookup) are not offered to bench-agent: bench-agent has no MCP client and loads no skills; run claude-code, codex, opencode or an ACP agent to offer them",
     ]);
     assert.deepEqual(unofferedTaskTools(resolveAgent("oracle"), skills), [
       "task skill-dir: its skills_dir /skills is not offered to oracle: oracle calls no model",

@@ -3,7 +3,7 @@
 import type { Task } from "../task/types.js";
 import type { Agent } from "./types.js";
 
-const CLIS = "claude-code, codex or opencode";
+const CLIS = "claude-code, codex, opencode or an ACP agent";
 
 export function unofferedTaskTools(agent: Agent, task: Task): string[] {
   if (agent.offersTaskTools) return [];

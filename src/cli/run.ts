@@ -119,7 +119,10 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("Run N rollouts of each task (each repeat a job of its own) and score them")
     .argument("<task-or-dir>", "a task folder, or a folder of tasks")
-    .requiredOption("-a, --agent <agent>", "agent: oracle, nop, bench-agent, claude-code, codex, opencode")
+    .requiredOption(
+      "-a, --agent <agent>",
+      "agent: oracle, nop, bench-agent, claude-code, codex, opencode, claude-agent-acp, codex-acp, or acp:<npm package@version | command>",
+    )
     .option(
       "-m, --model <provider/model>",
       "the policy: a hosted model (deepseek/deepseek-v4-flash, anthropic/..., openai/...) or one you serve (vllm/NAME with --base-url)",

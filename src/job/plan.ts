@@ -22,7 +22,7 @@ import { composeFileOf } from "../task/intent.js";
 import { loadTasks } from "../task/load.js";
 import { anyPhaseHasNetwork } from "../task/network.js";
 import type { VerifierEnvironmentMode } from "../task/verifier-mode.js";
-import { exists, readJsonIfExists } from "../util/fs.js";
+import { exists, fileSafeName, readJsonIfExists } from "../util/fs.js";
 import type { Stopped } from "./breaker.js";
 import { jobNameFor, repeatLabel, validJobName } from "./names.js";
 import { POLICY_SETTINGS, type PolicySettings, type ResolvedPolicy, resolvePolicy } from "./policy.js";
@@ -266,7 +266,7 @@ async function jobsOf(
   warnings: string[],
 ): Promise<{ jobsDir: string; jobName: string; jobs: PlannedJob[] }> {
   const jobsDir = path.resolve(s.jobsDir ?? "jobs");
-  const agentDir = path.join(jobsDir, run.agent.name);
+  const agentDir = path.join(jobsDir, fileSafeName(run.agent.name));
   const jobName = s.jobName ?? (await freshJobName(agentDir, counts.trials));
   const jobs: PlannedJob[] = [];
   for (let i = 1; i <= counts.trials; i++) {
@@ -551,7 +551,7 @@ function modelNotUsed(agent: Agent, s: EvaluationSettings): string | null {
     p.captureTokens ? phrase("policy.captureTokens given", "policy.captureTokens") : null,
   ].filter((g): g is string => g !== null);
   if (given.length === 0) return null;
-  return `agent ${agent.name} calls no model: ${given.join(", ")} not used, nor recorded in config.json; pick a model-using agent (bench-agent, claude-code, codex, opencode) to use them`;
+  return `agent ${agent.name} calls no model: ${given.join(", ")} not used, nor recorded in config.json; pick a model-using agent (bench-agent, claude-code, codex, opencode, claude-agent-acp, codex-acp, acp:...) to use them`;
 }
 
 /** What --dry-run prints: the plan of every job, as JSON. */

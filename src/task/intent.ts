@@ -43,7 +43,7 @@ export async function runNotes(task: Task): Promise<string[]> {
       (m) => `${m.name} (${m.transport === "stdio" ? `stdio: ${m.command}` : `${m.transport}: ${m.url}`})`,
     );
     notes.push(
-      `MCP servers ${shown.join(", ")}: written into each agent CLI's own MCP config (claude-code, codex, opencode); bench-agent, oracle and nop do not use them`,
+      `MCP servers ${shown.join(", ")}: written into each agent CLI's own MCP config (claude-code, codex, opencode; ACP agents get them in session/new); bench-agent, oracle and nop do not use them`,
     );
   }
   if (sandbox.skillsDir !== null) {

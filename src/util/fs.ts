@@ -62,3 +62,8 @@ export async function exists(p: string): Promise<boolean> {
     return false;
   }
 }
+
+/** A name as one file or folder name (an acp: agent's name holds a command or a package: "/", "@", " "). */
+export function fileSafeName(name: string): string {
+  return name.replace(/[^\w.-]+/g, "_");
+}

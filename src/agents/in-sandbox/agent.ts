@@ -7,6 +7,7 @@ import path from "node:path";
 import { CategorizedError, messageOf } from "../../errors.js";
 import { opt } from "../../options.js";
 import type { ExecResult } from "../../sandbox/types.js";
+import { fileSafeName } from "../../util/fs.js";
 import type {
   Agent,
   AgentContext,
@@ -33,7 +34,7 @@ export interface CliAgentOptions extends SkillOptions {
 }
 
 const BUNDLE_MOUNT = "/opt/benchflow/agents";
-const GLIBC_LOADERS: Record<string, string> = {
+export const GLIBC_LOADERS: Record<string, string> = {
   x64: "/lib64/ld-linux-x86-64.so.2",
   arm64: "/lib/ld-linux-aarch64.so.1",
 };
@@ -170,6 +171,7 @@ async function runCli(
     keyEnv: KEY_ENV,
     workdir: ctx.sandbox.workdir,
     mcpServers: ctx.task.config.sandbox.mcpServers,
+    bundleDir: path.posix.dirname(state.binDir),
   };
   const plan = launchPlanOf(def, opts, ctx, state, info);
   ctx.record({ type: "user_message", text: ctx.instruction });
@@ -194,7 +196,7 @@ async function runCli(
   const out: AgentRunResult = {
     nToolCalls: parsed.nToolCalls,
     nSkillInvocations: parsed.nSkillInvocations,
-    trajectorySource: `${def.name}-json`,
+    trajectorySource: def.trajectorySource ?? `${def.name}-json`,
     ...(first !== null && state.readyAt > 0
       ? { timing: { agent_start: Math.max(0, first - state.readyAt) / 1000 } }
       : {}),
@@ -220,6 +222,8 @@ function launchPlanOf(
     loader: state.loader,
     args: [...def.args(info), ...(opts.extraArgs ?? [])],
     configFiles: def.configFiles(info),
+    homeEnv: def.homeEnv,
+    delegated: def.declares === "delegated",
     stagedSkills: state.stagedSkills,
     // no-skill is the A/B control: the task's own skills stay out too.
     taskSkillsDir: opts.mode === "no-skill" ? null : ctx.task.config.sandbox.skillsDir,
@@ -229,8 +233,8 @@ function launchPlanOf(
     relay: state.relay && !opts.gatewayOverride ? { node: NODE_MOUNT, socket: RELAY_SOCKET } : null,
     declareAgent: ctx.sandbox.attributesCalls === true && !opts.gatewayOverride,
     logDir: "/logs/agent",
-    stdoutFile: `${def.name}.jsonl`,
-    stderrFile: `${def.name}.stderr.txt`,
+    stdoutFile: `${fileSafeName(def.name)}.jsonl`,
+    stderrFile: `${fileSafeName(def.name)}.stderr.txt`,
   };
 }
 
@@ -254,6 +258,8 @@ function exitErrorOf(
       `${def.name}: ${result.stderr.trim().split("benchflow: ").pop()}`,
     );
   }
+  if (parsed.setupError)
+    throw new CategorizedError("agent_setup", `${def.name}: ${parsed.setupError}${tail ? `\n${tail}` : ""}`);
   if (seen.calls === 0 && parsed.events.length === 0) {
     // It never called the model and said nothing: it did not start, whatever its exit code.
     throw new CategorizedError(

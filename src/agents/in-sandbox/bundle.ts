@@ -27,6 +27,11 @@ export interface BundleSpec {
   libc?: "musl";
   /** Symlinks made after the install: path -> target, both relative to the bundle (same layout as another build). */
   aliases?: Record<string, string>;
+  /**
+   * Shared libraries copied from this host into lib/ (a native agent linked against libraries slim
+   * images lack, such as OpenSSL); the launch gives them to the agent's own process only.
+   */
+  hostLibs?: string[];
 }
 
 export interface BundleManifest {
@@ -78,10 +83,11 @@ export function ensureBundle(
 }
 
 function recipeOf(spec: BundleSpec): string {
-  const { packages, links, prune, withNode, libc, aliases } = spec;
+  const { packages, links, prune, withNode, libc, aliases, hostLibs } = spec;
   const base = { packages, links: links ?? {}, prune: prune ?? [], withNode: withNode === true };
-  // Bundles made before libc and aliases existed keep their recipe (and are not reinstalled).
-  return JSON.stringify(libc || aliases ? { ...base, libc: libc ?? null, aliases: aliases ?? {} } : base);
+  // Bundles made before libc, aliases and hostLibs existed keep their recipe (and are not reinstalled).
+  const more = libc || aliases ? { ...base, libc: libc ?? null, aliases: aliases ?? {} } : base;
+  return JSON.stringify(hostLibs ? { ...more, hostLibs } : more);
 }
 
 /** The manifest of a complete bundle made from this recipe, else null. */
@@ -173,6 +179,7 @@ async function install(spec: BundleSpec, dir: string, signal?: AbortSignal): Pro
         path.join(tmp, at),
       );
     }
+    for (const lib of spec.hostLibs ?? []) await copyHostLib(lib, path.join(tmp, "lib"));
     if (spec.withNode) {
       await fs.mkdir(path.join(tmp, "node", "bin"), { recursive: true });
       await fs.copyFile(process.execPath, path.join(tmp, "node", "bin", "node"));
@@ -229,4 +236,23 @@ function npm(args: string[], signal?: AbortSignal): Promise<void> {
         );
     });
   });
+}
+
+const LIB_DIRS = [
+  `/usr/lib/${process.arch === "arm64" ? "aarch64" : "x86_64"}-linux-gnu`,
+  "/lib64",
+  "/usr/lib64",
+  "/usr/lib",
+];
+
+/** A shared library of this host (its real file, not the link) into `dest`. */
+async function copyHostLib(name: string, dest: string): Promise<void> {
+  await fs.mkdir(dest, { recursive: true });
+  for (const dir of LIB_DIRS) {
+    const from = path.join(dir, name);
+    if (await fs.stat(from).catch(() => null)) return fs.copyFile(from, path.join(dest, name));
+  }
+  throw new Error(
+    `${name} is not on this host (looked in ${LIB_DIRS.join(", ")}): install it (Debian: libssl3)`,
+  );
 }

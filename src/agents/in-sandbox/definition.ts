@@ -16,6 +16,16 @@ export interface LaunchInfo {
   workdir: string;
   /** The task's MCP servers, written into the agent's own MCP config. */
   mcpServers: McpServer[];
+  /** Where the agent's bundle is mounted inside the sandbox (absolute). */
+  bundleDir: string;
+}
+
+/** A file the launch script writes relative to $HOME before the agent starts. */
+export interface ConfigFile {
+  path: string;
+  content: string;
+  /** A program (a wrapper the agent starts): made executable. */
+  executable?: boolean;
 }
 
 export interface CliAgentDef {
@@ -29,7 +39,17 @@ export interface CliAgentDef {
   muslBinary?(): Promise<string>;
   /** Where the agent looks for skills, relative to $HOME. */
   skillsHome: string;
-  configFiles(l: LaunchInfo): { path: string; content: string }[];
+  configFiles(l: LaunchInfo): ConfigFile[];
+  /**
+   * Who declares itself the agent to the sandbox's relay: the launched program itself (the default),
+   * or a process it starts ("delegated": an ACP client whose adapter, or the adapter's own child,
+   * calls the model; that process declares itself through $BF_DECLARE_EXEC).
+   */
+  declares?: "self" | "delegated";
+  /** Variables set to $HOME/<path> before the launch (paths of config files the agent must run). */
+  homeEnv?: Record<string, string>;
+  /** trajectory_source in result.json; "<name>-json" when the agent's own JSON output is parsed. */
+  trajectorySource?: string;
   env(l: LaunchInfo, apiKey: string): Record<string, string>;
   /** Arguments after the binary; INSTRUCTION marks where the task's instruction goes. */
   args(l: LaunchInfo): string[];

@@ -9,6 +9,8 @@ export interface ParsedRun {
   nSkillInvocations: number;
   /** The agent's own report of a failure (an API error it gave up on, say). */
   error: string | null;
+  /** A failure before the agent ran (an ACP handshake that did not complete): agent_setup. */
+  setupError?: string;
 }
 
 /** Longest string kept per tool output in acp_trajectory.jsonl (the tail is dropped). */

@@ -1,6 +1,7 @@
-// The real agent CLIs: claude-code, codex and opencode (upstream's codex-acp and claude-agent-acp
-// are accepted as aliases).
+// The real agent CLIs: claude-code, codex and opencode run by their own command lines;
+// claude-agent-acp, codex-acp and any acp: agent through the Agent Client Protocol (acp.ts).
 import type { Agent } from "../types.js";
+import { claudeAgentAcpDef, codexAcpDef } from "./acp.js";
 import { type CliAgentOptions, createCliAgent } from "./agent.js";
 import { claudeCodeDef } from "./claude-code.js";
 import { codexDef } from "./codex.js";
@@ -16,6 +17,8 @@ export const CLI_AGENT_DEFS = {
   "claude-code": claudeCodeDef,
   codex: codexDef,
   opencode: opencodeDef,
+  "claude-agent-acp": claudeAgentAcpDef,
+  "codex-acp": codexAcpDef,
 } as const;
 export type CliAgentName = keyof typeof CLI_AGENT_DEFS;
 

@@ -2,6 +2,7 @@
 // skills in place, starts the relay forwarder where one is needed, checks that the gateway answers,
 // then runs the CLI with its JSON output going to /logs/agent. Exit code SETUP_FAILED (with a
 // "benchflow:" line on stderr) means the agent never started: an infrastructure failure.
+import type { ConfigFile } from "./definition.js";
 import { FORWARDER } from "./relay.js";
 
 export const SETUP_FAILED = 86;
@@ -19,7 +20,9 @@ export interface LaunchPlan {
   loader: string | null;
   args: string[];
   /** Files relative to $HOME. */
-  configFiles: { path: string; content: string }[];
+  configFiles: ConfigFile[];
+  /** Variables exported as $HOME/<path> (wrappers among the config files). */
+  homeEnv?: Record<string, string>;
   /** Skills uploaded to stagedSkills, copied into $HOME/<skillsHome>. */
   stagedSkills: string | null;
   /** The task's skills_dir inside the sandbox, copied into $HOME/<skillsHome> before stagedSkills. */
@@ -35,6 +38,12 @@ export interface LaunchPlan {
    * the commands its tools run are not (trusted-forwarder.cjs).
    */
   declareAgent: boolean;
+  /**
+   * The CLI starts the process that calls the model (an ACP client and its adapter): the launcher
+   * does not declare itself but writes $HOME/.benchflow/declare-exec, which declares its caller
+   * (when declareAgent) and execs its arguments, and exports its path as $BF_DECLARE_EXEC.
+   */
+  delegated?: boolean;
   /** Where the output files go (/logs/agent in a sandbox). */
   logDir: string;
   stdoutFile: string;
@@ -60,10 +69,12 @@ export function launchScript(p: LaunchPlan): string {
     `export PATH=${shellQuote(p.binDir)}:"$PATH"`,
   ];
   p.configFiles.forEach((f, i) => {
-    lines.push(
-      heredoc(`"$HOME"/${shellQuote(f.path)}`, f.content, i, `bf_fail "cannot write \\$HOME/${f.path}"`),
-    );
+    const target = `"$HOME"/${shellQuote(f.path)}`;
+    lines.push(heredoc(target, f.content, i, `bf_fail "cannot write \\$HOME/${f.path}"`));
+    if (f.executable) lines.push(`chmod 755 ${target} || bf_fail "cannot make \\$HOME/${f.path} executable"`);
   });
+  for (const [name, rel] of Object.entries(p.homeEnv ?? {}))
+    lines.push(`export ${name}="$HOME"/${shellQuote(rel)}`);
   const dest = `"$HOME"/${shellQuote(p.skillsHome)}`;
   if (p.taskSkillsDir) {
     const dir = shellQuote(p.taskSkillsDir);
@@ -101,19 +112,31 @@ export function launchScript(p: LaunchPlan): string {
     .map((a) => (a === INSTRUCTION ? '"$BF_INSTRUCTION"' : shellQuote(a)))
     .join(" ");
   const io = `</dev/null >${log(p.stdoutFile)} 2>${log(p.stderrFile)}`;
-  if (!p.declareAgent) lines.push(`exec ${argv} ${io}`);
+  if (p.delegated) {
+    const file = '"$HOME"/.benchflow/declare-exec';
+    const body = `#!/bin/bash\n${p.declareAgent ? declaration(host, port, 2) : ""}\nexec "$@"\n`;
+    lines.push(
+      heredoc(file, body, p.configFiles.length, 'bf_fail "cannot write the agent\'s declare-exec"'),
+      `chmod 755 ${file} && export BF_DECLARE_EXEC=${file} || bf_fail "cannot make declare-exec executable"`,
+      `exec ${argv} ${io}`,
+    );
+  } else if (!p.declareAgent) lines.push(`exec ${argv} ${io}`);
   else {
     // In bash (for /dev/tcp), which declares and then execs the CLI: one pid throughout.
-    const declare = [
-      `exec 3<>/dev/tcp/${host}/${port} || { echo "benchflow: cannot reach the gateway relay to declare the agent" >&4; exit ${SETUP_FAILED}; }`,
-      `printf 'BENCHFLOW-AGENT\\n' >&3`,
-      "IFS= read -r -t 10 bf_reply <&3",
-      "exec 3>&-",
-      `[ "$bf_reply" = ok ] || { echo "benchflow: the gateway relay did not take the agent's declaration: \${bf_reply:-no answer}" >&4; exit ${SETUP_FAILED}; }`,
-      'exec "$@" 4>&-',
-    ].join("\n");
+    const declare = `${declaration(host, port, 4)}\nexec "$@" 4>&-`;
     // fd 4: the launcher's own stderr, where its "benchflow:" lines go (the CLI's goes to its file).
     lines.push(`exec bash -c ${shellQuote(declare)} bf-agent ${argv} 4>&2 ${io}`);
   }
   return lines.join("\n");
+}
+
+/** Bash that declares the running process the agent to the sandbox's relay (its "benchflow:" lines to fd `errFd`). */
+function declaration(host: string, port: number, errFd: number): string {
+  return [
+    `exec 3<>/dev/tcp/${host}/${port} || { echo "benchflow: cannot reach the gateway relay to declare the agent" >&${errFd}; exit ${SETUP_FAILED}; }`,
+    `printf 'BENCHFLOW-AGENT\\n' >&3`,
+    "IFS= read -r -t 10 bf_reply <&3",
+    "exec 3>&-",
+    `[ "$bf_reply" = ok ] || { echo "benchflow: the gateway relay did not take the agent's declaration: \${bf_reply:-no answer}" >&${errFd}; exit ${SETUP_FAILED}; }`,
+  ].join("\n");
 }

@@ -76,6 +76,22 @@ export function opencodeMcp(servers: McpServer[]): Record<string, unknown> {
   return out;
 }
 
+/** ACP: session/new's `mcpServers` (stdio with env as name/value pairs; http and sse with headers). */
+export function acpMcpServers(servers: McpServer[]): unknown[] {
+  const pairs = (t: Record<string, string>) => Object.entries(t).map(([name, value]) => ({ name, value }));
+  return servers.map((s) => {
+    if (s.transport !== "stdio")
+      return {
+        type: s.transport === "sse" ? "sse" : "http",
+        name: s.name,
+        url: s.url,
+        headers: pairs(s.headers),
+      };
+    const [command, ...args] = argvOf(s, false);
+    return { name: s.name, command, args, env: pairs(s.env) };
+  });
+}
+
 function nonEmpty(t: Record<string, string>): boolean {
   return Object.keys(t).length > 0;
 }
