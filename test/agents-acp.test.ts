@@ -1,4 +1,4 @@
-// ACP agents: claude-agent-acp and codex-acp run through the Agent Client Protocol (bench's client
+// ACP agents: claude-agent-acp, codex-acp and qwen-code (its own ACP mode) run through the Agent Client Protocol (bench's client
 // inside the sandbox, the adapters from npm, the scripted policy behind the gateway), recorded under
 // the name the user typed; the seed's `bench train stream jobs/skills/claude-agent-acp ...` runs on
 // what they wrote; `acp:<command>` runs any ACP agent; a handshake that fails is agent_setup.
@@ -6,22 +6,32 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { acpEvents, jsonLines, llmCalls, readJson, runAgent, shellCall } from "./testing/agents.js";
+import {
+  acpEvents,
+  jsonLines,
+  llmCalls,
+  readJson,
+  runAgent,
+  scriptFor,
+  shellCall,
+  type Vocabulary,
+} from "./testing/agents.js";
 import { bench, EXAMPLES, REPO, useScratch } from "./testing/bench.js";
+import { closedPort, runOutage } from "./testing/outage.js";
 
 const scratch = useScratch("agents-acp");
 const HELLO = "echo 'Hello, world!' > /app/hello.txt";
 const WRONG = "echo 'Hello, World' > /app/hello.txt";
 
 /** Repeat 2 writes the wrong greeting: rewards 1, 0, 1 give the group a spread. */
-function spreadScript(vocabulary: "claude-code" | "codex") {
+function spreadScript(vocabulary: Vocabulary) {
   const turn = (command: string) => [{ tool_calls: [shellCall(vocabulary, command)] }, { content: "Done." }];
-  return {
-    conversations: [
-      { match: "hello.txt", when: { repeat: 2 }, replies: turn(WRONG) },
-      { match: "hello.txt", replies: turn(HELLO) },
-    ],
-  };
+  // Qwen Code opens with its setup context, not the instruction: its conversations match no text.
+  const match = vocabulary === "qwen-code" ? {} : { match: "hello.txt" };
+  return scriptFor(vocabulary, [
+    { ...match, when: { repeat: 2 }, replies: turn(WRONG) },
+    { ...match, replies: turn(HELLO) },
+  ]);
 }
 
 /** The ACP messages bench's client sent and received, from the rollout's protocol log. */
@@ -38,6 +48,7 @@ describe("ACP agents by their names", () => {
   for (const [agent, vocabulary] of [
     ["claude-agent-acp", "claude-code"],
     ["codex-acp", "codex"],
+    ["qwen-code", "qwen-code"],
   ] as const) {
     it(`${agent}: three rollouts through ACP, recorded as ${agent}; the seed's stream command reads them`, async () => {
       const jobsDir = path.join(scratch(), agent);
@@ -177,5 +188,31 @@ describe("acp:<command>: any ACP agent", () => {
       refused.stderr,
       /pin the npm package's version exactly \(e\.g\. acp:some-acp-agent@1\.0\.0\)/,
     );
+  });
+});
+
+describe("ACP agents: a dead endpoint", () => {
+  it("claude-agent-acp, codex-acp and qwen-code against a port nothing listens on: provider_error, unscored", async () => {
+    const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+    const runs = await Promise.all(
+      (["claude-agent-acp", "codex-acp", "qwen-code"] as const).map((agent) =>
+        runOutage(
+          { conversations: [{ replies: [{ content: "unused" }] }] },
+          {
+            tasks: path.join(EXAMPLES, "hello"),
+            agent,
+            sandbox: "namespace",
+            jobsDir: path.join(scratch(), `dead-${agent}`),
+            policy: { firstByteTimeoutSec: 2, idleTimeoutSec: 2 },
+          },
+          { baseUrl },
+        ),
+      ),
+    );
+    for (const run of runs) {
+      const [r] = run.result.results;
+      assert.equal(r?.error_category, "provider_error", `${r?.agent}: ${r?.error}`);
+      assert.equal(r?.rewards, null);
+    }
   });
 });

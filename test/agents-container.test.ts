@@ -8,8 +8,20 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { engineOrSkip } from "../src/sandbox/container/testing/kit.js";
 import { loadEndpointScript } from "../src/scripted-endpoint/scripted-server.js";
-import { acpEvents, CLI_AGENTS, jsonLines, llmCalls, readJson, runAgent } from "./testing/agents.js";
+import {
+  acpEvents,
+  CLI_AGENTS,
+  jsonLines,
+  llmCalls,
+  readJson,
+  runAgent,
+  scriptFor,
+  shellCall,
+} from "./testing/agents.js";
+
 import { bench, EXAMPLES, REPO, useScratch } from "./testing/bench.js";
+
+const HELLO = "echo 'Hello, world!' > /app/hello.txt";
 
 const scratch = useScratch("agents-ct");
 
@@ -70,11 +82,17 @@ describe("ACP agents in the container sandbox", () => {
   for (const [agent, vocabulary] of [
     ["claude-agent-acp", "claude-code"],
     ["codex-acp", "codex"],
+    ["qwen-code", "qwen-code"],
   ] as const) {
     it(`${agent}: hello scores 1.0 through ACP in the container; the calls are the agent's own`, async (t) => {
       if (!(await engineOrSkip(t))) return;
       const jobsDir = path.join(scratch(), agent);
-      const script = await loadEndpointScript(path.join(REPO, `examples/policies/${vocabulary}-hello.json`));
+      const script =
+        vocabulary === "qwen-code"
+          ? scriptFor(vocabulary, [
+              { replies: [{ tool_calls: [shellCall(vocabulary, HELLO)] }, { content: "Done." }] },
+            ])
+          : await loadEndpointScript(path.join(REPO, `examples/policies/${vocabulary}-hello.json`));
       const { result, found } = await runAgent(script, {
         tasks: path.join(EXAMPLES, "hello"),
         agent,

@@ -69,11 +69,12 @@ async function rowsOf(
 
 for (const sandbox of ["namespace", "container"] as const) {
   describe(`the gateway's door, ${sandbox} sandbox`, namespaceRan(sandbox), () => {
-    // The ACP agents speak through the same CLIs' tools: Claude Code's and Codex's vocabularies.
+    // The ACP agents: the two adapters speak Claude Code's and Codex's vocabularies; Qwen Code its own.
     const agents = [
       ...CLI_AGENTS.map((a) => [a, a] as const),
       ["claude-agent-acp", "claude-code"] as const,
       ["codex-acp", "codex"] as const,
+      ["qwen-code", "qwen-code"] as const,
     ];
     for (const [agent, vocabulary] of agents) {
       it(`${agent}: the shell's forged, forked and off-policy calls are flagged, counted and in no row; the knobs never reach the policy`, async (t) => {

@@ -34,6 +34,7 @@ const agents: Record<string, AgentFactory> = {
   codex: (o) => createCodexAgent(cli(o)),
   "codex-acp": (o) => createCliAgent(CLI_AGENT_DEFS["codex-acp"], cli(o)),
   opencode: (o) => createOpencodeAgent(cli(o)),
+  "qwen-code": (o) => createCliAgent(CLI_AGENT_DEFS["qwen-code"], cli(o)),
 };
 
 function agentNames(): string[] {

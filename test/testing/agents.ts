@@ -14,6 +14,8 @@ import { rollouts } from "./bench.js";
 
 export const CLI_AGENTS = ["claude-code", "codex", "opencode"] as const;
 export type CliAgent = (typeof CLI_AGENTS)[number];
+/** A tool vocabulary: the three CLIs', and Qwen Code's (an ACP agent; agents-acp.test.ts). */
+export type Vocabulary = CliAgent | "qwen-code";
 
 export const SKILLS_HOME: Record<CliAgent, string> = {
   "claude-code": ".claude/skills",
@@ -23,10 +25,11 @@ export const SKILLS_HOME: Record<CliAgent, string> = {
 
 /** One shell command as a tool call in the agent's own vocabulary. */
 export function shellCall(
-  agent: CliAgent,
+  agent: Vocabulary,
   command: string,
 ): { name: string; arguments: Record<string, unknown> } {
   if (agent === "codex") return { name: "exec_command", arguments: { cmd: command } };
+  if (agent === "qwen-code") return { name: "run_shell_command", arguments: { command } };
   return {
     name: agent === "claude-code" ? "Bash" : "bash",
     arguments: { command, description: "run a command" },
@@ -43,8 +46,19 @@ export function skillCall(
   return null;
 }
 
-/** A script for one agent: OpenCode's title call gets its own conversation. */
-export function scriptFor(agent: CliAgent, conversations: EndpointScript["conversations"]): EndpointScript {
+/**
+ * A script for one agent: OpenCode's title call gets its own conversation; Qwen Code's first call
+ * already holds one assistant turn (its canned "Got it" after the setup context), so its replies
+ * start one turn later.
+ */
+export function scriptFor(agent: Vocabulary, conversations: EndpointScript["conversations"]): EndpointScript {
+  if (agent === "qwen-code")
+    return {
+      conversations: conversations.map((c) => ({
+        ...c,
+        replies: [{ content: "(never asked)" }, ...c.replies],
+      })),
+    };
   const title =
     agent === "opencode"
       ? [{ match: "Generate a title", replies: [{ content: "A title" }] as ScriptedReply[] }]

@@ -55,6 +55,7 @@ export function acpCommandDef(agent: string): CliAgentDef {
       OPENAI_API_KEY: key,
       ANTHROPIC_BASE_URL: l.gatewayOrigin,
       ANTHROPIC_API_KEY: key,
+      OPENAI_MODEL: l.model,
       BENCHFLOW_MODEL: l.model,
     }),
   });

@@ -19,7 +19,7 @@ const CLIENT = readFileSync(new URL("./acp-client.cjs", import.meta.url), "utf8"
 /** The bundle's own Node binary (withNode), which runs the client and JavaScript adapters. */
 const NODE = "node/bin/node";
 
-interface AcpAdapter {
+export interface AcpAdapter {
   name: string;
   bundle: BundleSpec;
   /** The adapter's command inside the sandbox (absolute paths under the bundle's mount). */

@@ -6,6 +6,7 @@ import { type CliAgentOptions, createCliAgent } from "./agent.js";
 import { claudeCodeDef } from "./claude-code.js";
 import { codexDef } from "./codex.js";
 import { opencodeDef } from "./opencode.js";
+import { qwenCodeDef } from "./qwen-code.js";
 
 export type { CliAgentOptions } from "./agent.js";
 export { agentCacheDir, type BundleSpec, ensureBundle } from "./bundle.js";
@@ -19,6 +20,7 @@ export const CLI_AGENT_DEFS = {
   opencode: opencodeDef,
   "claude-agent-acp": claudeAgentAcpDef,
   "codex-acp": codexAcpDef,
+  "qwen-code": qwenCodeDef,
 } as const;
 export type CliAgentName = keyof typeof CLI_AGENT_DEFS;
 
