@@ -58,6 +58,9 @@ function killScript(hex: string): string {
     '      case "$sids$targets" in *" $3 "*|*" $2 "*) targets="$targets$1 ";; esac',
     "    done",
     "  done",
+    // Stopped first, then killed: a shell whose child dies before the shell itself would otherwise
+    // run its next command (an `echo` after a killed `sleep`) in the moment between the two kills.
+    "  kill -STOP $targets 2>/dev/null",
     "  kill -9 $targets 2>/dev/null",
     "  sleep 0.1",
     "done; true",
