@@ -9,10 +9,12 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { HOSTED_PROVIDERS } from "../src/job/providers.js";
 import {
+  type EndpointScript,
   loadEndpointScript,
   type ScriptedEndpoint,
   startScriptedEndpoint,
 } from "../src/scripted-endpoint/scripted-server.js";
+import { scriptFor, shellCall } from "./testing/agents.js";
 import { bench, EXAMPLES, REPO, rollouts, useScratch } from "./testing/bench.js";
 
 const scratch = useScratch("hosted");
@@ -173,6 +175,106 @@ describe("a hosted model by its provider's name", () => {
       assert.equal(refused.code, 2, `${p.name}: ${refused.stderr}`);
       const [only] = await rollouts(path.join(scratch(), `${p.name}-refused`));
       assert.equal(only?.result?.error_category, "config_error", p.name);
+    }
+  });
+});
+
+// `anthropic/` is called in Anthropic's own Messages API: Claude Code's calls reach the stand-in as
+// Claude Code sent them, bench-agent's (chat) converted; the stand-in checks requests as the API
+// does (src/scripted-endpoint/messages.ts), so a bad conversion fails there.
+describe("anthropic/ in its own Messages API", () => {
+  const ANTHROPIC_KEY = "sk-ant-only-7373";
+  const run = async (agent: string, script: EndpointScript, key = ANTHROPIC_KEY) => {
+    const endpoint = await startScriptedEndpoint({
+      script,
+      apiKey: ANTHROPIC_KEY,
+      model: "claude-sonnet-5-5",
+      promptCache: "deepseek",
+    });
+    try {
+      const jobs = path.join(scratch(), `anthropic-${agent}-${key.length}`);
+      const args = [
+        "run",
+        path.join(EXAMPLES, "hello"),
+        "-a",
+        agent,
+        "-m",
+        "anthropic/claude-sonnet-5-5",
+        "--sandbox",
+        "namespace",
+        "--jobs-dir",
+        jobs,
+      ];
+      // ANTHROPIC_BASE_URL is the API's root, as Anthropic's SDKs read it (the run adds /v1).
+      const env = {
+        ANTHROPIC_API_KEY: key,
+        ANTHROPIC_BASE_URL: endpoint.baseUrl.replace(/\/v1$/, ""),
+        OPENAI_API_KEY: "sk-openai-never-sent",
+      };
+      const r = await bench(args, { env });
+      return { r, requests: endpoint.requests, found: await rollouts(jobs) };
+    } finally {
+      await endpoint.close();
+    }
+  };
+
+  it("Claude Code's calls pass through unconverted, with Anthropic's key header, and the run prices them", async () => {
+    const script = scriptFor("claude-code", [
+      {
+        replies: [
+          { tool_calls: [shellCall("claude-code", "echo 'Hello, world!' > /app/hello.txt")] },
+          { content: "Done." },
+        ],
+      },
+    ]);
+    const { r, requests, found } = await run("claude-code", script);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /^trial-01 {2}reward 1\.0/m);
+    assert.match(r.stdout, /^The rollout cost about \$[0-9.]+ \([0-9,]+ tokens\)/m);
+    const sent = requests.filter((q) => q.path.startsWith("/v1/messages"));
+    assert.ok(
+      sent.length >= 2,
+      `Claude Code called the Messages API: ${requests.map((q) => q.path).join(", ")}`,
+    );
+    assert.equal(requests.filter((q) => q.path.includes("chat/completions")).length, 0);
+    for (const q of sent) {
+      assert.equal(q.headers["x-api-key"], ANTHROPIC_KEY);
+      assert.equal(q.body.model, "claude-sonnet-5-5");
+    }
+    // Claude Code's own request shape survives: its system blocks and tools with input_schema.
+    const main = sent.find(
+      (q) => Array.isArray(q.body.tools) && q.body.tools.some((t: { name: string }) => t.name === "Bash"),
+    );
+    assert.ok(main, "Claude Code's main call reached the endpoint");
+    assert.ok(Array.isArray(main.body.system), "system blocks are not flattened to a string");
+    assert.ok(JSON.stringify(main.body).includes('"cache_control"'), "Claude Code's cache marks are kept");
+    const usage = found[0]?.result?.agent_result;
+    assert.ok(usage.n_cache_read_tokens > 0 && usage.n_cache_creation_tokens > 0, JSON.stringify(usage));
+    assert.ok(usage.cost_usd > 0);
+    const config = JSON.parse(await fs.readFile(path.join(found[0]?.dir as string, "config.json"), "utf8"));
+    assert.equal(config.policy.api, "anthropic-messages");
+  });
+
+  it("bench-agent (chat) is converted to Messages and scores", async () => {
+    const script = await loadEndpointScript(path.join(REPO, "examples/policies/hello.json"));
+    const { r, requests } = await run("bench-agent", script);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /^trial-01 {2}reward 1\.0/m);
+    const sent = requests.filter((q) => q.path === "/v1/messages");
+    assert.ok(sent.length >= 2, `bench-agent called the Messages API: ${sent.length}`);
+    assert.ok(
+      sent.some((q) =>
+        q.body.messages.some((m: { content: unknown }) => JSON.stringify(m.content).includes("tool_result")),
+      ),
+    );
+  });
+
+  it("a key Anthropic refuses is config_error, for both agents", async () => {
+    for (const agent of ["claude-code", "bench-agent"]) {
+      const script = { conversations: [{ replies: [{ content: "unused" }] }] };
+      const { r, found } = await run(agent, script, "sk-ant-refused");
+      assert.equal(r.code, 2, `${agent}: ${r.stdout}\n${r.stderr}`);
+      assert.equal(found[0]?.result?.error_category, "config_error", agent);
     }
   });
 });

@@ -12,6 +12,7 @@ import { droppedFields, forwardedChat } from "./forwarded.js";
 import type { Dialect } from "./inbound.js";
 import { LineBuilder, oneLine } from "./line.js";
 import type { CallOrigin } from "./origin.js";
+import { chatToMessages, passedMessages } from "./outbound/messages-request.js";
 import { plainExchange } from "./plain-exchange.js";
 import { redactFixedHeaders, redactHeaders } from "./redact.js";
 import type { CallOutcome, GatewayRollout } from "./rollouts.js";
@@ -42,8 +43,11 @@ export interface AgentExchange {
   startedAt: number;
 }
 
-/** Statuses that say "try again shortly": the gateway retries them before the agent sees them. */
-const RETRIED_STATUSES = new Set([429, 503]);
+/**
+ * Statuses that say "try again shortly" (529 is Anthropic's "overloaded"): the gateway retries them
+ * before the agent sees them.
+ */
+const RETRIED_STATUSES = new Set([429, 503, 529]);
 const RETRY_BASE_MS = 500;
 /** A Retry-After longer than this is not waited out: the failure goes to the agent. */
 const RETRY_AFTER_CAP_MS = 10_000;
@@ -112,6 +116,7 @@ export async function handleCall(
       capture: call.capture,
       res,
       headers: rollout.forwardHeaders,
+      passThrough: core.upstream.wire === "anthropic-messages" && dialect.wire === "anthropic-messages",
     };
     await exchangeWithRetries(core.endpoint, input, upstreamBody.stream === true, call);
   } catch (err) {
@@ -353,12 +358,23 @@ function parseRequest(raw: Buffer | null): { request: JsonObject; text: string }
  * user's model and sampling winning over the agent's. With a
  * seed, each member of a group samples with its own (the base plus its repeat - 1), every call.
  */
+/**
+ * The request the endpoint gets, in its own API: chat, or Messages (an Anthropic agent's request as
+ * it was sent, any other agent's converted from chat).
+ */
 function upstreamRequest(
   core: GatewayCore,
   dialect: Dialect,
   request: JsonObject,
   repeat: number,
 ): JsonObject {
+  if (core.upstream.wire !== "anthropic-messages") return chatRequest(core, dialect, request, repeat);
+  if (dialect.wire === "anthropic-messages")
+    return passedMessages(request, core.options.upstream.model, core.options.sampling);
+  return chatToMessages(chatRequest(core, dialect, request, repeat));
+}
+
+function chatRequest(core: GatewayCore, dialect: Dialect, request: JsonObject, repeat: number): JsonObject {
   const body = forwardedChat(dialect.toChat(request));
   body.model = core.options.upstream.model;
   const { temperature, topP, maxTokens, seed, reasoningEffort } = core.options.sampling;

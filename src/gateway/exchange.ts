@@ -21,6 +21,8 @@ export interface ExchangeInput {
   res: ServerResponse;
   /** The rollout's headers sent upstream with the request (which rollout it is). */
   headers?: Record<string, string>;
+  /** The agent's dialect is the endpoint's own: its answer reaches the agent as the endpoint sent it. */
+  passThrough?: boolean;
 }
 
 /** What the trajectory line needs; filled in as the exchange goes, so a failure keeps what was known. */
@@ -53,6 +55,10 @@ export function newTrace(): ExchangeTrace {
 }
 
 export const JSON_HEADERS: Record<string, string> = { "content-type": "application/json" };
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+};
 
 /**
  * One upstream call and the agent's answer, settling when the call does; an agent that hangs up stops
@@ -62,6 +68,7 @@ export const JSON_HEADERS: Record<string, string> = { "content-type": "applicati
 export abstract class Exchange implements UpstreamSink {
   protected call: UpstreamCall | null = null;
   private settle: ((error: unknown) => void) | null = null;
+  private waiting = false;
   private readonly hangUp: () => void;
 
   constructor(
@@ -95,6 +102,18 @@ export abstract class Exchange implements UpstreamSink {
     // Typed as always set: nothing reads them once the exchange has settled.
     this.x = null as unknown as ExchangeInput;
     this.trace = null as unknown as ExchangeTrace;
+  }
+
+  /** Writes to the agent; one that reads slower than the policy writes holds the policy until it catches up. */
+  protected toAgent(out: string | Buffer): void {
+    const res = this.x.res;
+    if (res.destroyed || res.write(out) || this.waiting) return;
+    this.waiting = true;
+    this.call?.pause();
+    res.once("drain", () => {
+      this.waiting = false;
+      this.call?.resume();
+    });
   }
 
   abstract start(status: number, headers: UpstreamHeaders): void;
@@ -164,4 +183,15 @@ export function noteAnswer(
   if (typeof model === "string" && model !== "") trace.upstreamModel = model;
   const usage = (answer as { usage?: unknown }).usage;
   if (isObject(usage)) trace.tokens = tokensOfUsage(usage);
+}
+
+/** A stream was asked and none came: the endpoint's error, or an answer that is not SSE. */
+export function notStreamed(trace: ExchangeTrace, text: string): GatewayError {
+  const status = trace.upstreamStatus ?? 0;
+  if (status >= 300) return upstreamError(status, text);
+  const type = String(trace.upstreamHeaders?.["content-type"] ?? "");
+  return new GatewayError(
+    502,
+    `policy server did not stream (content-type ${type || "none"}) though stream was asked`,
+  );
 }

@@ -65,12 +65,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const core: GatewayCore = {
     options,
     endpoint,
-    upstream: new UpstreamClient(options.upstream.baseUrl, options.upstream.apiKey, {
-      firstByteSec: endpoint.firstByteTimeoutSec,
-      idleSec: endpoint.idleTimeoutSec,
-      answerBytes: bounds.callBytes,
-      connections: endpoint.maxConnections,
-    }),
+    upstream: new UpstreamClient(
+      options.upstream.baseUrl,
+      options.upstream.apiKey,
+      {
+        firstByteSec: endpoint.firstByteTimeoutSec,
+        idleSec: endpoint.idleTimeoutSec,
+        answerBytes: bounds.callBytes,
+        connections: endpoint.maxConnections,
+      },
+      options.upstream.wire,
+    ),
     bounds,
     plan: planCapture(options),
     originKey: newOriginKey(),

@@ -11,6 +11,7 @@ import {
   textOf,
   upstreamError,
 } from "./exchange.js";
+import { messageToCompletion } from "./outbound/messages-answer.js";
 import { removeIds } from "./strip.js";
 import { isObject } from "./types.js";
 import type { UpstreamHeaders } from "./upstream.js";
@@ -55,9 +56,19 @@ function answerPlain(x: ExchangeInput, trace: ExchangeTrace, text: string): void
     );
   }
   if (!isObject(json)) throw new GatewayError(502, "policy server sent JSON that is not an object");
-  x.capture?.observe(json);
-  noteAnswer(trace, json);
-  const body = x.dialect.answer(json, x.request, x.asked);
+  if (x.passThrough) {
+    // The endpoint speaks the agent's dialect: its answer goes as it came, byte for byte.
+    noteAnswer(trace, json);
+    x.res.writeHead(200, { ...JSON_HEADERS, "content-length": Buffer.byteLength(text) });
+    x.res.end(text);
+    trace.responseHeaders = JSON_HEADERS;
+    trace.body = json;
+    return;
+  }
+  const completion = x.upstream.wire === "anthropic-messages" ? messageToCompletion(json) : json;
+  x.capture?.observe(completion);
+  noteAnswer(trace, completion);
+  const body = x.dialect.answer(completion, x.request, x.asked);
   const out = JSON.stringify(body);
   // A known length: headers and body leave in one write, without chunked framing.
   x.res.writeHead(200, { ...JSON_HEADERS, "content-length": Buffer.byteLength(out) });

@@ -8,19 +8,20 @@ import {
   type ExchangeTrace,
   noteAnswer,
   noteUpstream,
+  notStreamed,
+  SSE_HEADERS,
   textOf,
-  upstreamError,
 } from "./exchange.js";
 import type { StreamTranslator } from "./inbound.js";
+import { MessagesToChunks } from "./outbound/messages-answer.js";
+import { PassedStream } from "./passed-stream.js";
 import { SseReader } from "./sse.js";
 import { stripChunkForAgent } from "./strip.js";
-import { isObject } from "./types.js";
+import { isObject, type JsonObject } from "./types.js";
 import type { UpstreamHeaders } from "./upstream.js";
 
-const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };
-
 export function streamExchange(x: ExchangeInput, trace: ExchangeTrace): Promise<void> {
-  return new StreamExchange(x, trace).run();
+  return (x.passThrough ? new PassedStream(x, trace) : new StreamExchange(x, trace)).run();
 }
 
 class StreamExchange extends Exchange {
@@ -28,16 +29,18 @@ class StreamExchange extends Exchange {
   private translator: StreamTranslator;
   private reader = new SseReader();
   private readonly chat: boolean;
+  /** The endpoint streams Messages events: they become chat chunks first. */
+  private messages: MessagesToChunks | null;
   /** A non-streamed answer (an upstream error, or JSON where SSE was asked) is read whole. */
   private held: Buffer[] = [];
   private streaming = false;
   private ended = false;
-  private waiting = false;
 
   constructor(x: ExchangeInput, trace: ExchangeTrace) {
     super(x, trace);
     this.translator = x.dialect.stream(x.request, x.asked);
     this.chat = x.dialect.wire === "openai-chat";
+    this.messages = x.upstream.wire === "anthropic-messages" ? new MessagesToChunks() : null;
   }
 
   start(status: number, headers: UpstreamHeaders): void {
@@ -58,7 +61,7 @@ class StreamExchange extends Exchange {
     this.forward(this.reader.end());
     const { acc, trace } = this;
     const finished = [...acc.states.values()].some((s) => s.finish !== null);
-    if (!this.ended && !finished)
+    if (!this.ended && !this.messages?.ended && !finished)
       throw new GatewayError(502, "policy server ended the stream before finishing its answer");
     this.x.res.end(this.translator.finish(acc));
     noteAnswer(trace, { model: acc.model, usage: acc.usage });
@@ -81,6 +84,7 @@ class StreamExchange extends Exchange {
     this.acc = null as unknown as ChatAccumulator;
     this.translator = null as unknown as StreamTranslator;
     this.reader = null as unknown as SseReader;
+    this.messages = null;
     this.held = [];
   }
 
@@ -90,16 +94,7 @@ class StreamExchange extends Exchange {
     try {
       for (const data of events) out += this.event(data);
     } finally {
-      const res = this.x.res;
-      if (out !== "" && !res.destroyed && !res.write(out) && !this.waiting) {
-        // The agent reads slower than the policy writes: hold the policy until the agent catches up.
-        this.waiting = true;
-        this.call?.pause();
-        res.once("drain", () => {
-          this.waiting = false;
-          this.call?.resume();
-        });
-      }
+      if (out !== "") this.toAgent(out);
     }
   }
 
@@ -117,23 +112,22 @@ class StreamExchange extends Exchange {
     }
     if (!isObject(chunk))
       throw new GatewayError(502, "policy server sent a stream chunk that is not an object");
+    if (this.messages) {
+      let out = "";
+      for (const c of this.messages.chunks(chunk)) out += this.chatChunk(c);
+      return out;
+    }
     if (chunk.error !== undefined || chunk.object === "error") {
       const { message, type } = upstreamErrorMessage(data);
       throw new GatewayError(502, `policy server reported an error mid-stream: ${message}`, type);
     }
+    return this.chatChunk(chunk);
+  }
+
+  private chatChunk(chunk: JsonObject): string {
     this.x.capture?.observe(chunk);
     this.acc.add(chunk);
     const forAgent = this.chat ? stripChunkForAgent(chunk, this.x.asked) : chunk;
     return forAgent ? this.translator.chunk(forAgent, this.acc) : "";
   }
-}
-
-function notStreamed(trace: ExchangeTrace, text: string): GatewayError {
-  const status = trace.upstreamStatus ?? 0;
-  if (status >= 300) return upstreamError(status, text);
-  const type = String(trace.upstreamHeaders?.["content-type"] ?? "");
-  return new GatewayError(
-    502,
-    `policy server did not stream (content-type ${type || "none"}) though stream was asked`,
-  );
 }

@@ -22,6 +22,11 @@ export interface GatewayOptions {
      * how token ids are asked for).
      */
     provider: string;
+    /**
+     * The API the endpoint speaks (default "openai-chat"): "anthropic-messages" for Anthropic's own
+     * (its provider's default), where Anthropic agents' calls pass through unconverted.
+     */
+    wire?: UpstreamWire;
   };
   /** Enforced on every upstream call, over whatever the agent sent. */
   sampling: {
@@ -176,6 +181,9 @@ export interface Gateway {
   usage(rolloutName: string): RolloutUsage;
   close(): Promise<void>;
 }
+
+/** The APIs an endpoint may speak: chat for every OpenAI-compatible server, Messages for Anthropic's. */
+export type UpstreamWire = "openai-chat" | "anthropic-messages";
 
 /** The three inbound dialects (upstream's `wire` names). */
 export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages";

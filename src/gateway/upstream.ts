@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { opt } from "../options.js";
 import { BoundError, GatewayError } from "./errors.js";
+import type { UpstreamWire } from "./types.js";
 
 export type UpstreamHeaders = IncomingHttpHeaders;
 
@@ -28,6 +29,9 @@ export interface UpstreamLimits {
   connections?: number;
 }
 
+/** Anthropic's API version header: the one its docs pin every example to. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
 export class UpstreamClient {
   readonly chatPath: string;
   private readonly pool: Pool;
@@ -37,6 +41,7 @@ export class UpstreamClient {
     readonly baseUrl: string,
     apiKey: string | null,
     readonly limits: UpstreamLimits,
+    readonly wire: UpstreamWire = "openai-chat",
   ) {
     const url = new URL(baseUrl);
     this.pool = new Pool(url.origin, {
@@ -47,9 +52,17 @@ export class UpstreamClient {
       bodyTimeout: 0,
       connect: { timeout: 10_000 },
     });
-    this.chatPath = `${url.pathname.replace(/\/+$/, "")}/chat/completions`;
+    const base = url.pathname.replace(/\/+$/, "");
     this.headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    if (apiKey) this.headers.authorization = `Bearer ${apiKey}`;
+    if (wire === "anthropic-messages") {
+      // Anthropic's own API: /v1/messages, the key in x-api-key, the version pinned.
+      this.chatPath = `${base}/messages`;
+      this.headers["anthropic-version"] = ANTHROPIC_VERSION;
+      if (apiKey) this.headers["x-api-key"] = apiKey;
+    } else {
+      this.chatPath = `${base}/chat/completions`;
+      if (apiKey) this.headers.authorization = `Bearer ${apiKey}`;
+    }
   }
 
   /** Sends one chat request body (JSON text), with the rollout's own headers; the sink hears the answer. */

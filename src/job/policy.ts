@@ -127,6 +127,7 @@ export function resolvePolicy(
       `${opt("policy.baseUrl")} ${JSON.stringify(baseUrl)} is not a URL: use http://HOST:PORT/v1`,
     );
   }
+  const wire = hostedProvider(provider)?.wire ?? "openai-chat";
   const sampling = {
     temperature: s.temperature ?? numberFrom("BENCHFLOW_TEMPERATURE", env.BENCHFLOW_TEMPERATURE),
     topP: s.topP ?? numberFrom("BENCHFLOW_TOP_P", env.BENCHFLOW_TOP_P),
@@ -146,7 +147,7 @@ export function resolvePolicy(
   // --price over the table's: a model the table does not price (or one you serve) has no cost.
   const price: Price | null = s.price ? { ...s.price, source: "--price" } : tablePrice(provider, bare);
   const gateway: GatewayOptions = {
-    upstream: { baseUrl, apiKey: route.apiKey, model: bare, provider },
+    upstream: { baseUrl, apiKey: route.apiKey, model: bare, provider, wire },
     sampling,
     capture,
     policyVersion: s.policyVersion ?? null,
@@ -164,6 +165,7 @@ export function resolvePolicy(
     base_url: baseUrl,
     // Where the URL and the key came from (a flag, a variable's name, the provider's default): never the key.
     base_url_source: route.baseUrlFrom,
+    api: wire,
     key_source: route.apiKeyFrom,
     sampling: {
       temperature: sampling.temperature ?? null,

@@ -5,13 +5,17 @@
 // The URLs and variable names are the providers' documented ones (and LiteLLM's, where they differ),
 // so a user's shell already has them; docs/a-model-you-serve.md lists them.
 
+import type { UpstreamWire } from "../gateway/types.js";
+
 export interface HostedProvider {
   /** The prefix of `-m` (and its other spellings, as LiteLLM and upstream write them). */
   name: string;
   aliases: readonly string[];
   label: string;
-  /** The OpenAI-compatible Chat Completions base (the gateway appends /chat/completions). */
+  /** The API's base: the gateway appends /chat/completions, or /messages for Anthropic Messages. */
   baseUrl: string;
+  /** The API the gateway calls it in (chat unless said). */
+  wire?: UpstreamWire;
   /** Variables that override the base, first set wins; `suffix` is appended to their value. */
   baseUrlEnv: readonly string[];
   baseUrlEnvSuffix?: string;
@@ -32,15 +36,17 @@ export const HOSTED_PROVIDERS: readonly HostedProvider[] = [
     docs: "https://platform.openai.com/docs/api-reference/chat",
   },
   {
-    // Anthropic's OpenAI SDK compatibility layer; ANTHROPIC_BASE_URL is the API's root, as its SDKs read it.
+    // Anthropic's own Messages API (Claude Code's calls pass through unconverted); ANTHROPIC_BASE_URL
+    // is the API's root, as its SDKs read it.
     name: "anthropic",
     aliases: [],
     label: "Anthropic",
     baseUrl: "https://api.anthropic.com/v1",
+    wire: "anthropic-messages",
     baseUrlEnv: ["ANTHROPIC_BASE_URL"],
     baseUrlEnvSuffix: "/v1",
     keyEnv: ["ANTHROPIC_API_KEY"],
-    docs: "https://platform.claude.com/docs/en/api/openai-sdk",
+    docs: "https://platform.claude.com/docs/en/api/messages",
   },
   {
     name: "deepseek",

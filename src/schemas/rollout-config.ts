@@ -14,6 +14,12 @@ export const PolicyRecord = z.strictObject({
     .describe(
       'where base_url came from: "--base-url", a variable\'s name (DEEPSEEK_BASE_URL, ...) or "default" (the provider\'s)',
     ),
+  api: z
+    .enum(["openai-chat", "anthropic-messages"])
+    .optional()
+    .describe(
+      "the API the endpoint is called in: chat completions, or Anthropic Messages (Anthropic's own: its agents' calls pass through unconverted)",
+    ),
   key_source: z
     .string()
     .nullable()

@@ -17,6 +17,7 @@ import {
   send,
   sendEvents,
 } from "./http-helpers.js";
+import { messagesAnswer, messagesError } from "./messages.js";
 import { PromptCache } from "./prompt-cache.js";
 import { sampleTurn } from "./sample.js";
 import {
@@ -59,7 +60,10 @@ export interface ScriptedEndpointOptions {
   maxModelLen?: number;
   /** Wait this long before answering each chat completion, standing in for GPU decoding (default 0). */
   delayMs?: number;
-  /** "deepseek": answer with DeepSeek's prompt-cache usage fields, hits counted as it documents them. */
+  /**
+   * "deepseek": chat answers carry DeepSeek's prompt-cache usage fields, hits counted as it documents
+   * them; Messages answers (POST /v1/messages) count cache reads and writes as Anthropic does, with any value.
+   */
   promptCache?: "deepseek" | null;
 }
 
@@ -161,7 +165,23 @@ function makeHandler(
     const path = url.split("?")[0] ?? "/";
     let answer: Answer;
     if (tooLarge) answer = errorAnswer(413, "request body too large", "BadRequestError");
-    else if (
+    else if (path === "/v1/messages") {
+      // Anthropic's own API: its key header, its errors (messages.ts).
+      answer =
+        method !== "POST"
+          ? messagesError(405, "Method Not Allowed")
+          : !parsed.ok
+            ? messagesError(400, `request body is not JSON: ${parsed.error}`)
+            : messagesAnswer(parsed.value, req.headers, {
+                script: options.script,
+                apiKey: options.apiKey ?? null,
+                model,
+                id: `msg_${nextId().slice("chatcmpl-".length)}`,
+                attempts,
+                rollout: { repeat: repeatOf(req.headers[ROLLOUT_HEADERS.repeat]) },
+                cache,
+              });
+    } else if (
       options.apiKey &&
       path.startsWith("/v1/") &&
       req.headers.authorization !== `Bearer ${options.apiKey}`
@@ -186,7 +206,11 @@ function makeHandler(
       };
       answer = chatAnswer(parsed.value, options, { id: nextId(), model }, attempts, rollout, cache);
     }
-    if (options.delayMs && path === "/v1/chat/completions" && answer !== "hang") {
+    if (
+      options.delayMs &&
+      (path === "/v1/chat/completions" || path === "/v1/messages") &&
+      answer !== "hang"
+    ) {
       await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     }
     if (answer === "hang") {
