@@ -280,6 +280,22 @@ describe("gateway: an endpoint that speaks Anthropic Messages", () => {
     assert.ok(lines.every((l) => l.metadata.usage.input_tokens > 0 && l.metadata.usage.output_tokens > 0));
   });
 
+  it("a Responses agent's call (Codex's dialect) is converted too", async () => {
+    const t = h.rollout("responses");
+    const openai = new OpenAI({ baseURL: `${h.gateway.url}/v1`, apiKey: t.apiKey, maxRetries: 0 });
+    const n = h.endpoint.requests.length;
+    const answer = await openai.responses.create({
+      model: "x",
+      instructions: "be brief",
+      input: "count lines of a.txt",
+    });
+    const call = answer.output.find((o) => o.type === "function_call") as Loose;
+    assert.equal(call?.name, "Bash");
+    const [sent] = sentSince(n);
+    assert.equal(sent?.path, "/v1/messages");
+    assert.equal(sent?.body.system, "be brief");
+  });
+
   it("a refused key is the endpoint's 401, a config fault, in the agent's own dialect", async () => {
     const bad = await startHarness({
       gateway: {
