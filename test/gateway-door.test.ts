@@ -75,6 +75,8 @@ for (const sandbox of ["namespace", "container"] as const) {
       ["claude-agent-acp", "claude-code"] as const,
       ["codex-acp", "codex"] as const,
       ["qwen-code", "qwen-code"] as const,
+      // Kilo Code, OpenCode's fork, speaks OpenCode's vocabulary.
+      ["kilo", "opencode"] as const,
     ];
     for (const [agent, vocabulary] of agents) {
       it(`${agent}: the shell's forged, forked and off-policy calls are flagged, counted and in no row; the knobs never reach the policy`, async (t) => {

@@ -35,6 +35,7 @@ const agents: Record<string, AgentFactory> = {
   "codex-acp": (o) => createCliAgent(CLI_AGENT_DEFS["codex-acp"], cli(o)),
   opencode: (o) => createOpencodeAgent(cli(o)),
   "qwen-code": (o) => createCliAgent(CLI_AGENT_DEFS["qwen-code"], cli(o)),
+  kilo: (o) => createCliAgent(CLI_AGENT_DEFS.kilo, cli(o)),
 };
 
 function agentNames(): string[] {

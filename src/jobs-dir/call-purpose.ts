@@ -5,8 +5,8 @@
 // only the agent's (a title generator is not the policy being trained).
 import { isRecord } from "../util/jsonl.js";
 
-/** The agent whose side calls are told apart by their system prompt. */
-export const OPENCODE = "opencode";
+/** The agents whose side calls are told apart by their system prompt: OpenCode and its fork Kilo Code. */
+const OPENCODE_FAMILY: ReadonlySet<string> = new Set(["opencode", "kilo"]);
 
 /** System-prompt openings of OpenCode's side calls, as upstream's trajectories/call_purpose.py has them. */
 const OPENINGS: ReadonlyArray<readonly [string, string]> = [
@@ -43,7 +43,7 @@ export function inferCallPurpose(
   body: Record<string, unknown> | undefined,
 ): string {
   if (body === undefined) return "helper";
-  if (agent !== OPENCODE) return "agent";
+  if (!OPENCODE_FAMILY.has(agent ?? "")) return "agent";
   const system = systemText(body);
   for (const [opening, purpose] of OPENINGS) if (system.startsWith(opening)) return purpose;
   return Array.isArray(body.tools) && body.tools.length > 0 ? "agent" : "helper";

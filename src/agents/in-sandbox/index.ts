@@ -1,11 +1,11 @@
-// The real agent CLIs: claude-code, codex and opencode run by their own command lines;
+// The real agent CLIs: claude-code, codex, opencode and kilo run by their own command lines;
 // claude-agent-acp, codex-acp and any acp: agent through the Agent Client Protocol (acp.ts).
 import type { Agent } from "../types.js";
 import { claudeAgentAcpDef, codexAcpDef } from "./acp.js";
 import { type CliAgentOptions, createCliAgent } from "./agent.js";
 import { claudeCodeDef } from "./claude-code.js";
 import { codexDef } from "./codex.js";
-import { opencodeDef } from "./opencode.js";
+import { kiloDef, opencodeDef } from "./opencode.js";
 import { qwenCodeDef } from "./qwen-code.js";
 
 export type { CliAgentOptions } from "./agent.js";
@@ -21,6 +21,7 @@ export const CLI_AGENT_DEFS = {
   "claude-agent-acp": claudeAgentAcpDef,
   "codex-acp": codexAcpDef,
   "qwen-code": qwenCodeDef,
+  kilo: kiloDef,
 } as const;
 export type CliAgentName = keyof typeof CLI_AGENT_DEFS;
 

@@ -1,13 +1,15 @@
-// OpenCode (`opencode run --format json`), pointed at the gateway through an OpenAI-compatible
-// provider in its config (OpenAI chat inbound). The credential stays in the environment.
+// OpenCode (`opencode run --format json`) and its fork Kilo Code (`kilo run --format json`), pointed
+// at the gateway through an OpenAI-compatible provider in their config (OpenAI chat inbound). The
+// credential stays in the environment.
 import { promises as fs } from "node:fs";
 import type { TrajectoryEvent } from "../types.js";
 import { INSTRUCTION } from "./agent.js";
-import type { CliAgentDef } from "./definition.js";
+import type { CliAgentDef, LaunchInfo } from "./definition.js";
 import { capText, isoOf, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
 import { opencodeMcp } from "./mcp.js";
 
 const OPENCODE_VERSION = "1.18.33";
+const KILO_VERSION = "7.7.7";
 const RG_FROM_CODEX = "0.171.0";
 const TRIPLES: Record<string, string> = {
   x64: "x86_64-unknown-linux-musl",
@@ -24,66 +26,99 @@ function hasAvx2(): Promise<boolean> {
   return avx2;
 }
 
+/** OpenCode's config (Kilo Code reads the same schema): the gateway as an OpenAI-compatible provider. */
+function opencodeConfig(l: LaunchInfo, schema: string): string {
+  return JSON.stringify(
+    {
+      $schema: schema,
+      provider: {
+        benchflow: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "BenchFlow gateway",
+          options: { baseURL: `${l.gatewayOrigin}/v1`, apiKey: `{env:${l.keyEnv}}` },
+          models: { [l.model]: { name: l.model, tool_call: true } },
+        },
+      },
+      model: `benchflow/${l.model}`,
+      small_model: `benchflow/${l.model}`,
+      autoupdate: false,
+      share: "disabled",
+      permission: { edit: "allow", bash: "allow", webfetch: "allow", external_directory: "allow" },
+      ...(l.mcpServers.length > 0 ? { mcp: opencodeMcp(l.mcpServers) } : {}),
+    },
+    null,
+    2,
+  );
+}
+
+/** The switches that keep OpenCode (or its fork, under its own prefix) from reaching the network. */
+function offline(prefix: "OPENCODE" | "KILO"): Record<string, string> {
+  const off = ["AUTOUPDATE", "MODELS_FETCH", "LSP_DOWNLOAD", "SHARE", "DEFAULT_PLUGINS", "CLAUDE_CODE"];
+  return Object.fromEntries(off.map((what) => [`${prefix}_DISABLE_${what}`, "1"]));
+}
+
+const triple = TRIPLES[process.arch] ?? TRIPLES.x64;
+/** Its grep, glob and skill tools need ripgrep, which it would download at run time (no network in a sandbox). */
+const RIPGREP = {
+  package: `ripgrep-static@npm:@openai/codex@${RG_FROM_CODEX}-linux-${process.arch}`,
+  links: { rg: `node_modules/ripgrep-static/vendor/${triple}/codex-path/rg` },
+  prune: [
+    `node_modules/ripgrep-static/vendor/${triple}/bin`,
+    `node_modules/ripgrep-static/vendor/${triple}/codex-resources`,
+  ],
+};
+
+/** The platform package's folder: the baseline build where the CPU has no AVX2. */
+async function platformDir(prefix: string): Promise<string> {
+  const baseline = process.arch === "x64" && !(await hasAvx2()) ? "-baseline" : "";
+  return `node_modules/${prefix}-linux-${process.arch}${baseline}`;
+}
+
 export const opencodeDef: CliAgentDef = {
   name: "opencode",
   bundle: {
     name: "opencode",
     version: OPENCODE_VERSION,
-    // Its grep, glob and skill tools need ripgrep, which it would download at run time (no network in
-    // a sandbox): the static rg from Codex's platform package comes along, the rest of it is pruned.
-    packages: [
-      `opencode-ai@${OPENCODE_VERSION}`,
-      `ripgrep-static@npm:@openai/codex@${RG_FROM_CODEX}-linux-${process.arch}`,
-    ],
-    links: { rg: `node_modules/ripgrep-static/vendor/${TRIPLES[process.arch] ?? TRIPLES.x64}/codex-path/rg` },
-    prune: [
-      `node_modules/ripgrep-static/vendor/${TRIPLES[process.arch] ?? TRIPLES.x64}/bin`,
-      `node_modules/ripgrep-static/vendor/${TRIPLES[process.arch] ?? TRIPLES.x64}/codex-resources`,
-    ],
+    // The static rg from Codex's platform package comes along, the rest of that package is pruned.
+    packages: [`opencode-ai@${OPENCODE_VERSION}`, RIPGREP.package],
+    links: RIPGREP.links,
+    prune: RIPGREP.prune,
   },
-  binary: async () => {
-    const baseline = process.arch === "x64" && !(await hasAvx2()) ? "-baseline" : "";
-    return `node_modules/opencode-linux-${process.arch}${baseline}/bin/opencode`;
-  },
+  binary: async () => `${await platformDir("opencode")}/bin/opencode`,
   glibc: true,
   // No muslBinary: opencode-linux-x64-musl@1.18.33 is named in opencode-ai's optional dependencies but
   // not published (npm 404; 1.18.32 is), so a musl image keeps failing with the launch's "needs glibc" message.
   skillsHome: ".opencode/skills",
   configFiles: (l) => [
-    {
-      path: ".config/opencode/opencode.json",
-      content: JSON.stringify(
-        {
-          $schema: "https://opencode.ai/config.json",
-          provider: {
-            benchflow: {
-              npm: "@ai-sdk/openai-compatible",
-              name: "BenchFlow gateway",
-              options: { baseURL: `${l.gatewayOrigin}/v1`, apiKey: `{env:${l.keyEnv}}` },
-              models: { [l.model]: { name: l.model, tool_call: true } },
-            },
-          },
-          model: `benchflow/${l.model}`,
-          small_model: `benchflow/${l.model}`,
-          autoupdate: false,
-          share: "disabled",
-          permission: { edit: "allow", bash: "allow", webfetch: "allow", external_directory: "allow" },
-          ...(l.mcpServers.length > 0 ? { mcp: opencodeMcp(l.mcpServers) } : {}),
-        },
-        null,
-        2,
-      ),
-    },
+    { path: ".config/opencode/opencode.json", content: opencodeConfig(l, "https://opencode.ai/config.json") },
   ],
-  env: () => ({
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-    OPENCODE_DISABLE_SHARE: "1",
-    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-    OPENCODE_DISABLE_CLAUDE_CODE: "1",
-  }),
+  env: () => offline("OPENCODE"),
   args: (l) => ["run", "--format", "json", "-m", `benchflow/${l.model}`, INSTRUCTION],
+  parse: parseOpencodeJson,
+};
+
+/**
+ * Kilo Code's CLI, a fork of OpenCode: the same config schema (under its own name), the same
+ * `run --format json` events. 7.7.7 is the newest whose linux platform packages are published (7.8.1's
+ * are not); it has no musl build at that version either.
+ */
+export const kiloDef: CliAgentDef = {
+  name: "kilo",
+  bundle: {
+    name: "kilo",
+    version: KILO_VERSION,
+    packages: [`@kilocode/cli@${KILO_VERSION}`, RIPGREP.package],
+    links: RIPGREP.links,
+    prune: RIPGREP.prune,
+  },
+  binary: async () => `${await platformDir("@kilocode/cli")}/bin/kilo`,
+  glibc: true,
+  skillsHome: ".kilo/skills",
+  configFiles: (l) => [
+    { path: ".config/kilo/kilo.json", content: opencodeConfig(l, "https://app.kilo.ai/config.json") },
+  ],
+  env: () => ({ ...offline("KILO"), KILO_DISABLE_EXTERNAL_SKILLS: "1" }),
+  args: (l) => ["run", "--format", "json", "--auto", "-m", `benchflow/${l.model}`, INSTRUCTION],
   parse: parseOpencodeJson,
 };
 

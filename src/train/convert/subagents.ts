@@ -216,8 +216,23 @@ export function rowCandidates(
     if (list) list.push(ex);
     else threads.set(key, [ex]);
   }
-  const calls = [...threads.values()].flatMap((list) => (opts.rowMode === "rollout" ? list.slice(-1) : list));
+  const calls = [...threads.values()].flatMap((list) =>
+    opts.rowMode === "rollout" ? [lastTurn(list)] : list,
+  );
   return { calls: calls.sort((a, b) => a.index - b.index), helpers };
+}
+
+/**
+ * A thread's last turn of the agent: its last call that offers the agent's tools, where any call
+ * does. A side call made after the work (Kilo Code titles its session last, tool-less) is not the
+ * rollout's conversation.
+ */
+function lastTurn(list: Exchange[]): Exchange {
+  const offersTools = (ex: Exchange) => {
+    const tools = requestBody(ex)?.tools;
+    return Array.isArray(tools) && tools.length > 0;
+  };
+  return list.findLast(offersTools) ?? (list[list.length - 1] as Exchange);
 }
 
 /** A row's --subagent-rows fields: agent_role, and for a subagent the call that started it. */
