@@ -113,7 +113,8 @@ export const kiloDef: CliAgentDef = {
   },
   binary: async () => `${await platformDir("@kilocode/cli")}/bin/kilo`,
   glibc: true,
-  skillsHome: ".kilo/skills",
+  // Skills are read from each config folder's skills/ (its own .claude and .agents scan is off).
+  skillsHome: ".config/kilo/skills",
   configFiles: (l) => [
     { path: ".config/kilo/kilo.json", content: opencodeConfig(l, "https://app.kilo.ai/config.json") },
   ],
