@@ -88,6 +88,11 @@ const AGENT_FIELDS: Record<Wire, ReadonlySet<string>> = {
   ]),
 };
 
+/** What an agent of this dialect may send (what else it sends is dropped and counted). */
+export function agentFields(wire: Wire): ReadonlySet<string> {
+  return AGENT_FIELDS[wire];
+}
+
 /** The stream options an agent may set; the gateway adds include_usage itself. */
 const STREAM_OPTIONS = new Set(["include_usage"]);
 /** OpenAI's own bound on top_logprobs: more is a server-side cost no agent needs. */

@@ -3,36 +3,24 @@
 // signatures and block ids intact), cut to the fields its dialect allows, with the run's model and
 // sampling over it; a chat request (what every other dialect becomes) is converted.
 import { GatewayError } from "../errors.js";
+import { agentFields } from "../forwarded.js";
 import type { GatewayOptions, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
 
 /** The Messages API requires max_tokens; a chat agent that sets none gets this (the oldest models' limit). */
 export const DEFAULT_MESSAGES_MAX_TOKENS = 4096;
 
-/** The fields of an Anthropic agent's request that reach the endpoint (forwarded.ts's allowlist for the dialect). */
-const PASSED_FIELDS = [
-  "messages",
-  "system",
-  "tools",
-  "tool_choice",
-  "max_tokens",
-  "temperature",
-  "top_p",
-  "stop_sequences",
-  "stream",
-  "thinking",
-] as const;
-
 type Sampling = GatewayOptions["sampling"];
 
 /**
- * The agent's Messages request as sent upstream: only the allowed fields, the run's model and
+ * The agent's Messages request as sent upstream: only its dialect's allowed fields (forwarded.ts), the run's model and
  * sampling over the agent's. Messages has no seed and no reasoning_effort: the run's are not sent
  * (the docs say so), rather than guessed at as a thinking budget.
  */
 export function passedMessages(request: JsonObject, model: string, sampling: Sampling): JsonObject {
   const body: JsonObject = { model };
-  for (const name of PASSED_FIELDS) if (request[name] !== undefined) body[name] = request[name] as Json;
+  for (const name of agentFields("anthropic-messages"))
+    if (name !== "model" && request[name] !== undefined) body[name] = request[name] as Json;
   return withSampling(body, sampling);
 }
 
