@@ -42,6 +42,19 @@ export function faultOfStatus(status: number): CallFault {
   return "endpoint";
 }
 
+const GOOGLE_STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  413: "INVALID_ARGUMENT",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
 const ANTHROPIC_TYPES: Record<number, string> = {
   400: "invalid_request_error",
   401: "authentication_error",
@@ -67,6 +80,16 @@ export function errorBody(
   message: string,
   upstreamType?: string | null,
 ): JsonObject {
+  if (wire === "gemini-generate-content") {
+    // Google's error shape: the HTTP code, a message, and the canonical status name.
+    return {
+      error: {
+        code: status,
+        message,
+        status: GOOGLE_STATUS[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT"),
+      },
+    };
+  }
   if (wire === "anthropic-messages") {
     const type = ANTHROPIC_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
     return { type: "error", error: { type, message } };

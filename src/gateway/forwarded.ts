@@ -42,6 +42,7 @@ const BOOKKEEPING: Record<Wire, ReadonlySet<string>> = {
     "container",
     "mcp_servers",
   ]),
+  "gemini-generate-content": new Set(["safetySettings", "labels"]),
   "openai-responses": new Set([
     "user",
     "metadata",
@@ -72,6 +73,13 @@ const AGENT_FIELDS: Record<Wire, ReadonlySet<string>> = {
     "stream",
     "thinking",
   ]),
+  "gemini-generate-content": new Set([
+    "contents",
+    "systemInstruction",
+    "tools",
+    "toolConfig",
+    "generationConfig",
+  ]),
   "openai-responses": new Set([
     "model",
     "input",
@@ -93,6 +101,9 @@ export function agentFields(wire: Wire): ReadonlySet<string> {
   return AGENT_FIELDS[wire];
 }
 
+/** What of Gemini's generationConfig goes upstream (as chat's temperature, top_p, max_tokens, stop). */
+const GEMINI_GENERATION = new Set(["temperature", "topP", "maxOutputTokens", "stopSequences"]);
+
 /** The stream options an agent may set; the gateway adds include_usage itself. */
 const STREAM_OPTIONS = new Set(["include_usage"]);
 /** OpenAI's own bound on top_logprobs: more is a server-side cost no agent needs. */
@@ -112,6 +123,9 @@ export function droppedFields(wire: Wire, request: JsonObject): string[] {
     dropped.push(name);
   }
   if (wire === "openai-chat") dropped.push(...droppedInside(request));
+  if (wire === "gemini-generate-content" && isObject(request.generationConfig))
+    for (const key of Object.keys(request.generationConfig))
+      if (!GEMINI_GENERATION.has(key)) dropped.push(`generationConfig.${key}`);
   return dropped;
 }
 

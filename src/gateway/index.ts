@@ -10,6 +10,7 @@ import { planCapture } from "./capture.js";
 import { errorBody } from "./errors.js";
 import { anthropicDialect } from "./inbound/anthropic.js";
 import { chatDialect } from "./inbound/chat.js";
+import { geminiDialectOf } from "./inbound/gemini.js";
 import { responsesDialect } from "./inbound/responses.js";
 import type { Dialect } from "./inbound.js";
 import { acceptWithOrigins, newOriginKey, UNATTRIBUTED } from "./origin.js";
@@ -176,8 +177,14 @@ async function route(
     res.end(req.method === "HEAD" ? undefined : '{"status":"ok"}');
     return;
   }
-  const dialect = ROUTES[path];
-  const wire: Wire = dialect?.wire ?? (path.includes("messages") ? "anthropic-messages" : "openai-chat");
+  const dialect = ROUTES[path] ?? geminiDialectOf(path);
+  const wire: Wire =
+    dialect?.wire ??
+    (/\/models\/[^/]+:/.test(path)
+      ? "gemini-generate-content"
+      : path.includes("messages")
+        ? "anthropic-messages"
+        : "openai-chat");
   const isModels = req.method === "GET" && (path === "/v1/models" || path === "/models");
   if (!isModels && !(dialect && req.method === "POST")) {
     req.resume();
@@ -188,7 +195,7 @@ async function route(
     req.resume();
     const why = credentialOf(req.headers)
       ? "unknown credential"
-      : "missing credential (Bearer token or x-api-key)";
+      : "missing credential (Bearer token, x-api-key or x-goog-api-key)";
     return reply(res, 401, errorBody(wire, 401, `gateway: ${why}`));
   }
   if (isModels) return reply(res, 200, modelList(core.options, "anthropic-version" in req.headers));

@@ -28,11 +28,12 @@ export function redactFixedHeaders(headers: OutgoingHttpHeaders): Record<string,
   return out;
 }
 
-/** The credential an agent presented (Bearer or x-api-key), or null. */
+/** The credential an agent presented (Bearer, x-api-key or x-goog-api-key), or null. */
 export function credentialOf(headers: IncomingHttpHeaders): string | null {
   const auth = headers.authorization;
   if (typeof auth === "string" && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "").trim();
-  const key = headers["x-api-key"] ?? headers["api-key"];
+  // x-goog-api-key: Google's SDKs (Gemini CLI) send the key there.
+  const key = headers["x-api-key"] ?? headers["api-key"] ?? headers["x-goog-api-key"];
   if (typeof key === "string" && key !== "") return key.trim();
   return null;
 }

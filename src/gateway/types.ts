@@ -185,8 +185,8 @@ export interface Gateway {
 /** The APIs an endpoint may speak: chat for every OpenAI-compatible server, Messages for Anthropic's. */
 export type UpstreamWire = "openai-chat" | "anthropic-messages";
 
-/** The three inbound dialects (upstream's `wire` names). */
-export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages";
+/** The inbound dialects (upstream's `wire` names, and Gemini's generateContent). */
+export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini-generate-content";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

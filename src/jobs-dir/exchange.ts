@@ -4,7 +4,7 @@ import { DataError } from "../errors.js";
 import { isRecord, readJsonLines } from "../util/jsonl.js";
 import { inferCallPurpose } from "./call-purpose.js";
 
-export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages";
+export type Wire = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini-generate-content";
 type Obj = Record<string, unknown>;
 
 export interface Exchange {
@@ -80,13 +80,19 @@ export function policyVersionOf(ex: Exchange): string | null {
   return null;
 }
 
-const WIRES: readonly string[] = ["openai-chat", "openai-responses", "anthropic-messages"];
+const WIRES: readonly string[] = [
+  "openai-chat",
+  "openai-responses",
+  "anthropic-messages",
+  "gemini-generate-content",
+];
 
 /** The dialect the agent spoke: recorded by our gateway; inferred for upstream's files, which lack it. */
 export function wireOf(ex: Exchange): Wire {
   const recorded = ex.metadata.wire ?? tokenCaptureOf(ex)?.wire;
   if (typeof recorded === "string" && WIRES.includes(recorded)) return recorded as Wire;
   const path = typeof ex.request.path === "string" ? ex.request.path : "";
+  if (/:(stream)?generateContent(\?|$)/i.test(path)) return "gemini-generate-content";
   if (/\/messages(\?|$)/.test(path)) return "anthropic-messages";
   if (/\/responses(\?|$)/.test(path)) return "openai-responses";
   if (path.includes("/chat/completions")) return "openai-chat";

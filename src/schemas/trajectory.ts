@@ -17,7 +17,7 @@ const Unavailable = z.strictObject({
 export const TokenCaptureBlock = z
   .strictObject({
     schema_version: z.literal("benchflow.token_capture.v1"),
-    wire: z.enum(["openai-chat", "openai-responses", "anthropic-messages"]),
+    wire: z.enum(["openai-chat", "openai-responses", "anthropic-messages", "gemini-generate-content"]),
     provider: z.string(),
     requested: z.strictObject({
       logprobs: z.boolean(),
@@ -62,7 +62,7 @@ export const TrajectoryLine = z
       request_model: z.string().nullable(),
       provider_model: z.string(),
       call_type: z.string(),
-      wire: z.enum(["openai-chat", "openai-responses", "anthropic-messages"]),
+      wire: z.enum(["openai-chat", "openai-responses", "anthropic-messages", "gemini-generate-content"]),
       stream: z.boolean(),
       input_shape: z.strictObject({
         has_messages: z.boolean(),

@@ -2,6 +2,7 @@
 import { type Exchange, requestBody, responseBody, wireOf } from "../exchange.js";
 import { fromAnthropic } from "./anthropic.js";
 import { type Conversation, normaliseRoles } from "./common.js";
+import { fromGemini, geminiReply } from "./gemini.js";
 import { fromOpenAIChat } from "./openai-chat.js";
 import { fromOpenAIResponses } from "./openai-responses.js";
 import { replyOf } from "./reply.js";
@@ -12,6 +13,14 @@ export { type Repairs, repairToolOutputs } from "./repair.js";
 export function conversationOf(ex: Exchange): Conversation {
   const req = requestBody(ex);
   const wire = wireOf(ex);
+  if (wire === "gemini-generate-content") {
+    const history = fromGemini(req);
+    return {
+      ...history,
+      assistant: geminiReply(responseBody(ex), req),
+      messages: normaliseRoles(history.messages),
+    };
+  }
   const history =
     wire === "anthropic-messages"
       ? fromAnthropic(req, ex.index)
