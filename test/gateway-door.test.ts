@@ -54,6 +54,16 @@ async function forgeries(): Promise<string> {
   ].join("\n");
 }
 
+/**
+ * Gemini CLI's shell tool refuses a command with `$(...)` in it (before running any of it): the same
+ * script reaches its shell base64-encoded, as a policy would send it.
+ */
+async function forgeriesFor(vocabulary: string): Promise<string> {
+  const script = await forgeries();
+  if (vocabulary !== "gemini-cli") return script;
+  return `echo ${Buffer.from(script).toString("base64")} | base64 -d | bash`;
+}
+
 const has = (v: unknown, mark: string) => JSON.stringify(v).includes(mark);
 
 async function rowsOf(
@@ -77,6 +87,7 @@ for (const sandbox of ["namespace", "container"] as const) {
       ["qwen-code", "qwen-code"] as const,
       // Kilo Code, OpenCode's fork, speaks OpenCode's vocabulary.
       ["kilo", "opencode"] as const,
+      ["gemini-cli", "gemini-cli"] as const,
     ];
     for (const [agent, vocabulary] of agents) {
       it(`${agent}: the shell's forged, forked and off-policy calls are flagged, counted and in no row; the knobs never reach the policy`, async (t) => {
@@ -86,7 +97,7 @@ for (const sandbox of ["namespace", "container"] as const) {
           { match: MARKS[0], replies: [{ content: "Noted." }] },
           {
             replies: [
-              { content: "Working.", tool_calls: [shellCall(vocabulary, await forgeries())] },
+              { content: "Working.", tool_calls: [shellCall(vocabulary, await forgeriesFor(vocabulary))] },
               { content: "Done." },
             ],
           },

@@ -36,6 +36,7 @@ const agents: Record<string, AgentFactory> = {
   opencode: (o) => createOpencodeAgent(cli(o)),
   "qwen-code": (o) => createCliAgent(CLI_AGENT_DEFS["qwen-code"], cli(o)),
   kilo: (o) => createCliAgent(CLI_AGENT_DEFS.kilo, cli(o)),
+  "gemini-cli": (o) => createCliAgent(CLI_AGENT_DEFS["gemini-cli"], cli(o)),
 };
 
 function agentNames(): string[] {

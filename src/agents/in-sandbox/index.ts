@@ -5,6 +5,7 @@ import { claudeAgentAcpDef, codexAcpDef } from "./acp.js";
 import { type CliAgentOptions, createCliAgent } from "./agent.js";
 import { claudeCodeDef } from "./claude-code.js";
 import { codexDef } from "./codex.js";
+import { geminiCliDef } from "./gemini-cli.js";
 import { kiloDef, opencodeDef } from "./opencode.js";
 import { qwenCodeDef } from "./qwen-code.js";
 
@@ -22,6 +23,7 @@ export const CLI_AGENT_DEFS = {
   "codex-acp": codexAcpDef,
   "qwen-code": qwenCodeDef,
   kilo: kiloDef,
+  "gemini-cli": geminiCliDef,
 } as const;
 export type CliAgentName = keyof typeof CLI_AGENT_DEFS;
 

@@ -95,3 +95,25 @@ export function acpMcpServers(servers: McpServer[]): unknown[] {
 function nonEmpty(t: Record<string, string>): boolean {
   return Object.keys(t).length > 0;
 }
+
+/**
+ * Gemini CLI: `mcpServers` of its settings.json. A stdio server is command, args, env and cwd (it sets
+ * the cwd itself); an SSE server's address is `url`, a streamable-HTTP one's `httpUrl`.
+ */
+export function geminiMcp(servers: McpServer[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of servers) {
+    const headers = nonEmpty(s.headers) ? { headers: s.headers } : {};
+    if (s.transport === "stdio") {
+      const [command, ...args] = argvOf(s, true);
+      out[s.name] = {
+        command,
+        args,
+        ...(s.cwd ? { cwd: s.cwd } : {}),
+        ...(nonEmpty(s.env) ? { env: s.env } : {}),
+      };
+    } else if (s.transport === "sse") out[s.name] = { url: s.url, ...headers };
+    else out[s.name] = { httpUrl: s.url, ...headers };
+  }
+  return out;
+}
