@@ -4,18 +4,28 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { CLI_AGENTS, llmCalls, runAgent, SKILLS_HOME, scriptFor, shellCall } from "./testing/agents.js";
+import { CLI_AGENT_DEFS } from "../src/agents/in-sandbox/index.js";
+import { CLI_AGENTS, llmCalls, runAgent, scriptFor, shellCall, type Vocabulary } from "./testing/agents.js";
 import { FIXTURES, useScratch } from "./testing/bench.js";
 
 const MARKER = "BENCHFLOW-SKILLS-DIR-91c2";
 const scratch = useScratch("agents-skills-dir");
 
+/** The three CLIs, and agents added since, each with the tool vocabulary it speaks. */
+const AGENTS: [keyof typeof CLI_AGENT_DEFS, Vocabulary][] = [
+  ...CLI_AGENTS.map((a) => [a, a] as [typeof a, Vocabulary]),
+  ["kilo", "opencode"],
+  ["gemini-cli", "gemini-cli"],
+  ["qwen-code", "qwen-code"],
+];
+
 describe("agent CLIs: the task's skills_dir", () => {
-  for (const agent of CLI_AGENTS) {
-    it(`${agent}: with-skill lists the skill from skills_dir (in ${SKILLS_HOME[agent]}), no-skill does not`, async () => {
-      const command = `grep -q ${MARKER} "$HOME/${SKILLS_HOME[agent]}/farewell/SKILL.md" && echo 'Goodbye, world!' > /app/bye.txt`;
-      const script = scriptFor(agent, [
-        { replies: [{ tool_calls: [shellCall(agent, command)] }, { content: "Done." }] },
+  for (const [agent, vocabulary] of AGENTS) {
+    const home = CLI_AGENT_DEFS[agent].skillsHome;
+    it(`${agent}: with-skill lists the skill from skills_dir (in ${home}), no-skill does not`, async () => {
+      const command = `grep -q ${MARKER} "$HOME/${home}/farewell/SKILL.md" && echo 'Goodbye, world!' > /app/bye.txt`;
+      const script = scriptFor(vocabulary, [
+        { replies: [{ tool_calls: [shellCall(vocabulary, command)] }, { content: "Done." }] },
       ]);
       for (const mode of ["with-skill", "no-skill"] as const) {
         const { result, found } = await runAgent(script, {
