@@ -1,6 +1,6 @@
 // More agent CLIs, run unmodified from their npm bundles, offline, against the scripted policy in
-// their own tool vocabularies: Kilo Code's CLI (`-a kilo`, OpenCode's fork, chat) and Gemini CLI
-// (`-a gemini-cli`, Gemini's generateContent). Each: hello scores 1.0 in both sandboxes with token
+// their own tool vocabularies: Kilo Code's CLI (`-a kilo`, OpenCode's fork, chat), Gemini CLI
+// (`-a gemini-cli`, Gemini's generateContent) and pi (`-a pi`, chat). Each: hello scores 1.0 in both sandboxes with token
 // capture on every call, the calls are the agent's own, its tool calls reach the trajectory and the
 // rows, and a dead endpoint is provider_error.
 import assert from "node:assert/strict";
@@ -16,6 +16,7 @@ const scratch = useScratch("agents-more");
 const AGENTS: [string, Vocabulary, string][] = [
   ["kilo", "opencode", "openai-chat"],
   ["gemini-cli", "gemini-cli", "gemini-generate-content"],
+  ["pi", "pi", "openai-chat"],
 ];
 const HELLO = "echo 'Hello, world!' > /app/hello.txt";
 

@@ -17,6 +17,7 @@ const AGENTS: [keyof typeof CLI_AGENT_DEFS, Vocabulary][] = [
   ["kilo", "opencode"],
   ["gemini-cli", "gemini-cli"],
   ["qwen-code", "qwen-code"],
+  ["pi", "pi"],
 ];
 
 describe("agent CLIs: the task's skills_dir", () => {

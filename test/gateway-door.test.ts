@@ -88,6 +88,7 @@ for (const sandbox of ["namespace", "container"] as const) {
       // Kilo Code, OpenCode's fork, speaks OpenCode's vocabulary.
       ["kilo", "opencode"] as const,
       ["gemini-cli", "gemini-cli"] as const,
+      ["pi", "pi"] as const,
     ];
     for (const [agent, vocabulary] of agents) {
       it(`${agent}: the shell's forged, forked and off-policy calls are flagged, counted and in no row; the knobs never reach the policy`, async (t) => {

@@ -37,6 +37,7 @@ const agents: Record<string, AgentFactory> = {
   "qwen-code": (o) => createCliAgent(CLI_AGENT_DEFS["qwen-code"], cli(o)),
   kilo: (o) => createCliAgent(CLI_AGENT_DEFS.kilo, cli(o)),
   "gemini-cli": (o) => createCliAgent(CLI_AGENT_DEFS["gemini-cli"], cli(o)),
+  pi: (o) => createCliAgent(CLI_AGENT_DEFS.pi, cli(o)),
 };
 
 function agentNames(): string[] {

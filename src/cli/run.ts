@@ -121,7 +121,7 @@ export function registerRunCommand(program: Command): void {
     .argument("<task-or-dir>", "a task folder, or a folder of tasks")
     .requiredOption(
       "-a, --agent <agent>",
-      "agent: oracle, nop, bench-agent, claude-code, codex, opencode, claude-agent-acp, codex-acp, qwen-code, kilo, gemini-cli, or acp:<npm package@version | command>",
+      "agent: oracle, nop, bench-agent, claude-code, codex, opencode, claude-agent-acp, codex-acp, qwen-code, kilo, gemini-cli, pi, or acp:<npm package@version | command>",
     )
     .option(
       "-m, --model <provider/model>",

@@ -551,7 +551,7 @@ function modelNotUsed(agent: Agent, s: EvaluationSettings): string | null {
     p.captureTokens ? phrase("policy.captureTokens given", "policy.captureTokens") : null,
   ].filter((g): g is string => g !== null);
   if (given.length === 0) return null;
-  return `agent ${agent.name} calls no model: ${given.join(", ")} not used, nor recorded in config.json; pick a model-using agent (bench-agent, claude-code, codex, opencode, claude-agent-acp, codex-acp, qwen-code, kilo, gemini-cli, acp:...) to use them`;
+  return `agent ${agent.name} calls no model: ${given.join(", ")} not used, nor recorded in config.json; pick a model-using agent (bench-agent, claude-code, codex, opencode, claude-agent-acp, codex-acp, qwen-code, kilo, gemini-cli, pi, acp:...) to use them`;
 }
 
 /** What --dry-run prints: the plan of every job, as JSON. */

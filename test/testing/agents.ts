@@ -15,7 +15,7 @@ import { rollouts } from "./bench.js";
 export const CLI_AGENTS = ["claude-code", "codex", "opencode"] as const;
 export type CliAgent = (typeof CLI_AGENTS)[number];
 /** A tool vocabulary: the three CLIs', Qwen Code's (an ACP agent; agents-acp.test.ts) and Gemini CLI's. */
-export type Vocabulary = CliAgent | "qwen-code" | "gemini-cli";
+export type Vocabulary = CliAgent | "qwen-code" | "gemini-cli" | "pi";
 
 export const SKILLS_HOME: Record<CliAgent, string> = {
   "claude-code": ".claude/skills",
@@ -29,6 +29,7 @@ export function shellCall(
   command: string,
 ): { name: string; arguments: Record<string, unknown> } {
   if (agent === "codex") return { name: "exec_command", arguments: { cmd: command } };
+  if (agent === "pi") return { name: "bash", arguments: { command } };
   // Qwen Code is a Gemini CLI fork: the same shell tool.
   if (agent === "qwen-code" || agent === "gemini-cli")
     return { name: "run_shell_command", arguments: { command } };

@@ -7,6 +7,7 @@ import { claudeCodeDef } from "./claude-code.js";
 import { codexDef } from "./codex.js";
 import { geminiCliDef } from "./gemini-cli.js";
 import { kiloDef, opencodeDef } from "./opencode.js";
+import { piDef } from "./pi.js";
 import { qwenCodeDef } from "./qwen-code.js";
 
 export type { CliAgentOptions } from "./agent.js";
@@ -24,6 +25,7 @@ export const CLI_AGENT_DEFS = {
   "qwen-code": qwenCodeDef,
   kilo: kiloDef,
   "gemini-cli": geminiCliDef,
+  pi: piDef,
 } as const;
 export type CliAgentName = keyof typeof CLI_AGENT_DEFS;
 
