@@ -5,8 +5,6 @@
 import { errorBody, GatewayError } from "./errors.js";
 import {
   Exchange,
-  type ExchangeInput,
-  type ExchangeTrace,
   noteAnswer,
   noteUpstream,
   notStreamed,
@@ -25,10 +23,6 @@ export class PassedStream extends Exchange {
   private streaming = false;
   /** The endpoint reported an error in the stream: the agent already has it, as the endpoint sent it. */
   private reported: GatewayError | null = null;
-
-  constructor(x: ExchangeInput, trace: ExchangeTrace) {
-    super(x, trace);
-  }
 
   start(status: number, headers: UpstreamHeaders): void {
     noteUpstream(this.trace, status, headers);

@@ -64,3 +64,34 @@ export function obj(value: unknown): Record<string, unknown> {
     ? (value as Record<string, unknown>)
     : {};
 }
+
+type ToolCallEvent = TrajectoryEvent & { type: "tool_call" };
+
+/** Tool calls of agents that report a call's start and its end apart (Gemini CLI, pi): pending until they end. */
+export class StartedCalls {
+  private readonly byId = new Map<string, ToolCallEvent>();
+
+  /** The call's event, pending; the caller adds it to its events. */
+  start(id: string, tool: string, input: unknown, ts?: string): ToolCallEvent {
+    const call: ToolCallEvent = {
+      type: "tool_call",
+      tool_call_id: id,
+      title: tool,
+      kind: toolKind(tool),
+      status: "pending",
+      raw_input: input ?? null,
+      raw_output: null,
+      ...(ts ? { ts } : {}),
+    };
+    this.byId.set(id, call);
+    return call;
+  }
+
+  /** Ends a started call (one never started is ignored). */
+  finish(id: string, ok: boolean, output: unknown): void {
+    const call = this.byId.get(id);
+    if (!call) return;
+    call.status = ok ? "completed" : "failed";
+    call.raw_output = capText(output);
+  }
+}

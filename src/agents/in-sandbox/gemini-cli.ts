@@ -5,7 +5,7 @@
 import type { TrajectoryEvent } from "../types.js";
 import { INSTRUCTION } from "./agent.js";
 import type { CliAgentDef } from "./definition.js";
-import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
+import { jsonLines, obj, type ParsedRun, StartedCalls, str } from "./events.js";
 import { geminiMcp } from "./mcp.js";
 
 // The newest release whose bundle runs on Node 20 (its SDK is @google/genai 1.30.0).
@@ -65,7 +65,7 @@ export const geminiCliDef: CliAgentDef = {
 /** Gemini CLI's stream-json: init, message (deltas of the assistant's text), tool_use, tool_result, error, result. */
 export function parseGeminiStreamJson(stdout: string): ParsedRun {
   const events: TrajectoryEvent[] = [];
-  const calls = new Map<string, TrajectoryEvent & { type: "tool_call" }>();
+  const calls = new StartedCalls();
   let nToolCalls = 0;
   let nSkillInvocations = 0;
   let error: string | null = null;
@@ -82,24 +82,14 @@ export function parseGeminiStreamJson(stdout: string): ParsedRun {
       nToolCalls++;
       const tool = str(line.tool_name);
       if (tool === "activate_skill") nSkillInvocations++;
-      const call = {
-        type: "tool_call" as const,
-        tool_call_id: str(line.tool_id),
-        title: tool,
-        kind: toolKind(tool),
-        status: "pending" as const,
-        raw_input: line.parameters ?? null,
-        raw_output: null,
-        ts,
-      };
-      calls.set(call.tool_call_id, call);
+      const call = calls.start(str(line.tool_id), tool, line.parameters, ts);
       events.push(call);
     } else if (line.type === "tool_result") {
-      const call = calls.get(str(line.tool_id));
-      if (call) {
-        call.status = line.status === "success" ? "completed" : "failed";
-        call.raw_output = capText(line.output ?? obj(line.error).message ?? null);
-      }
+      calls.finish(
+        str(line.tool_id),
+        line.status === "success",
+        line.output ?? obj(line.error).message ?? null,
+      );
     } else if (line.type === "error")
       error = `reported an error: ${str(line.message) || JSON.stringify(line)}`;
     else if (line.type === "result" && line.status !== "success")

@@ -5,7 +5,7 @@
 import type { TrajectoryEvent } from "../types.js";
 import { INSTRUCTION } from "./agent.js";
 import type { CliAgentDef } from "./definition.js";
-import { capText, jsonLines, obj, type ParsedRun, str, toolKind } from "./events.js";
+import { jsonLines, obj, type ParsedRun, StartedCalls, str } from "./events.js";
 
 // The newest release that runs on Node 20 (later ones need Node 22).
 const PI_VERSION = "0.73.1";
@@ -71,7 +71,7 @@ export const piDef: CliAgentDef = {
 /** pi's JSON events: assistant messages (text, thinking), tool executions, and an assistant turn that ended in error. */
 export function parsePiJson(stdout: string): ParsedRun {
   const events: TrajectoryEvent[] = [];
-  const calls = new Map<string, TrajectoryEvent & { type: "tool_call" }>();
+  const calls = new StartedCalls();
   let nToolCalls = 0;
   let nSkillInvocations = 0;
   let error: string | null = null;
@@ -91,24 +91,12 @@ export function parsePiJson(stdout: string): ParsedRun {
       nToolCalls++;
       const tool = str(line.toolName);
       if (tool === "skill") nSkillInvocations++;
-      const call = {
-        type: "tool_call" as const,
-        tool_call_id: str(line.toolCallId),
-        title: tool,
-        kind: toolKind(tool),
-        status: "pending" as const,
-        raw_input: line.args ?? null,
-        raw_output: null,
-      };
-      calls.set(call.tool_call_id, call);
+      const call = calls.start(str(line.toolCallId), tool, line.args);
       events.push(call);
     } else if (line.type === "tool_execution_end") {
-      const call = calls.get(str(line.toolCallId));
-      if (!call) continue;
-      call.status = line.isError === true ? "failed" : "completed";
       const content = obj(line.result).content;
       const text = (Array.isArray(content) ? content : []).map((c) => str(obj(c).text)).join("");
-      call.raw_output = capText(text);
+      calls.finish(str(line.toolCallId), line.isError !== true, text);
     }
   }
   return { events, nToolCalls, nSkillInvocations, error };

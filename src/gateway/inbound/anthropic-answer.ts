@@ -37,14 +37,15 @@ export function messageObject(
 }
 
 /** Tool input must be an object; arguments that are not one keep their text for the agent to reject. */
-function toolInput(args: string): Json {
+export function toolInput(args: Json | undefined): Json {
+  if (isObject(args)) return args;
   try {
-    const parsed = JSON.parse(args === "" ? "{}" : args) as Json;
+    const parsed = JSON.parse(typeof args === "string" && args !== "" ? args : "{}") as Json;
     if (isObject(parsed)) return parsed;
   } catch {
     // fall through
   }
-  return { _raw_arguments: args };
+  return { _raw_arguments: String(args ?? "") };
 }
 
 export function stopOf(

@@ -17,6 +17,7 @@ import type { Dialect, StreamTranslator } from "../inbound.js";
 import { firstDelta } from "../inbound.js";
 import type { ChatCompletion, ChatMessage, ChatToolCall, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
+import { toolInput } from "./anthropic-answer.js";
 
 const CHAT_REQUEST: GeminiStyle<string | null, ChatToolCall> = {
   text: (texts, role) => (texts.length === 0 ? null : texts.join(role === "user" ? "\n" : "")),
@@ -73,16 +74,6 @@ const FINISH: Record<string, string> = {
   content_filter: "SAFETY",
 };
 
-function callArgs(args: string): Json {
-  try {
-    const parsed = JSON.parse(args === "" ? "{}" : args) as Json;
-    if (isObject(parsed)) return parsed;
-  } catch {
-    // kept as text below
-  }
-  return { _raw_arguments: args };
-}
-
 function usageMetadata(c: ChatCompletion): JsonObject {
   const u = c.usage;
   const prompt = u?.prompt_tokens ?? 0;
@@ -107,7 +98,7 @@ function geminiResponse(c: ChatCompletion, withCalls = true, withText = true): J
   if (withCalls)
     for (const call of choice?.message.tool_calls ?? [])
       parts.push({
-        functionCall: { id: call.id, name: call.function.name, args: callArgs(call.function.arguments) },
+        functionCall: { id: call.id, name: call.function.name, args: toolInput(call.function.arguments) },
       });
   const candidate: JsonObject = { content: { role: "model", parts }, index: 0 };
   const finish = choice?.finish_reason;

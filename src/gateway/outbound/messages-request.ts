@@ -4,6 +4,7 @@
 // sampling over it; a chat request (what every other dialect becomes) is converted.
 import { GatewayError } from "../errors.js";
 import { agentFields } from "../forwarded.js";
+import { toolInput } from "../inbound/anthropic-answer.js";
 import type { GatewayOptions, Json, JsonObject } from "../types.js";
 import { isObject } from "../types.js";
 
@@ -124,18 +125,6 @@ function assistantBlocks(m: JsonObject): JsonObject[] {
     });
   }
   return blocks;
-}
-
-/** tool_use input must be an object: arguments that are not one are kept as text under a key. */
-function toolInput(args: Json | undefined): Json {
-  if (isObject(args)) return args;
-  try {
-    const parsed = JSON.parse(typeof args === "string" && args !== "" ? args : "{}") as Json;
-    if (isObject(parsed)) return parsed;
-  } catch {
-    // kept below
-  }
-  return { _raw_arguments: String(args ?? "") };
 }
 
 function toolsOf(tools: Json | undefined): JsonObject[] {
