@@ -31,11 +31,24 @@ fi
 command -v curl >/dev/null 2>&1 || die "curl is missing (scripts/setup-podman.sh installs it)"
 
 # 2. The daemon.
+# Remove a pid file whose process is gone or is now another program (pids are reused).
+clear_stale_pidfile() {
+  local file=$1 program=$2 pid
+  [ -f "$file" ] || return 0
+  pid=$(cat "$file" 2>/dev/null || true)
+  if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$program" ]; then return 0; fi
+  log "removing stale $file (no $program runs as pid ${pid:-?})"
+  rm -f "$file"
+}
 ping_socket() { curl -fsS --max-time 2 --unix-socket "$SOCKET_PATH" http://d/_ping >/dev/null 2>&1; }
 if ping_socket; then
   log "Docker already answering on $SOCKET_PATH"
 else
   rm -f "$SOCKET_PATH"
+  # A machine whose processes were stopped without a shutdown (a session's end, a killed CI run) keeps
+  # /run: dockerd refuses to start over its own stale pid file, and so would its containerd.
+  clear_stale_pidfile /run/docker.pid dockerd
+  clear_stale_pidfile /run/docker/containerd/containerd.pid containerd
   log "starting dockerd on unix://$SOCKET_PATH (log: $DAEMON_LOG)"
   # From /: the daemon outlives the folder this script ran in.
   setsid nohup env -C / dockerd --host "unix://$SOCKET_PATH" --data-root /var/lib/docker --exec-root /run/docker \
@@ -44,7 +57,11 @@ else
     ping_socket && break
     sleep 0.5
   done
-  ping_socket || die "dockerd did not answer on $SOCKET_PATH within 60 s; see $DAEMON_LOG"
+  if ! ping_socket; then
+    echo "setup-docker: the last lines of $DAEMON_LOG:" >&2
+    tail -n 25 "$DAEMON_LOG" >&2 || true
+    die "dockerd did not answer on $SOCKET_PATH within 60 s; see $DAEMON_LOG"
+  fi
   log "Docker answering on $SOCKET_PATH"
 fi
 docker_cli() { DOCKER_HOST="unix://$SOCKET_PATH" docker "$@"; }

@@ -40,7 +40,12 @@ node_index() { echo "${1#n}"; }
 node_addr() { echo "$SUBNET.$((10 + $(node_index "$1")))"; }
 node_port() { echo "$((17000 + $(node_index "$1")))"; }
 
-pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Alive only if the pid is still a SLURM daemon: a machine whose processes were stopped without a
+# shutdown keeps /run, and its pids are reused by other programs.
+pid_alive() {
+  [ -f "$1" ] || return 1
+  case "$(cat "/proc/$(cat "$1" 2>/dev/null)/comm" 2>/dev/null)" in slurm*) return 0 ;; *) return 1 ;; esac
+}
 
 stop_pidfile() {
   local f=$1
